@@ -1,0 +1,93 @@
+/*
+ * The seam between the system layer (collectives, SEND/RECV) and a network
+ * model. The system layer knows NPUs, dimensions and messages; a backend
+ * knows how long a message takes. Three backends implement it: the
+ * congestion-unaware analytical one, the flow-level (max-min) one and the
+ * packet-level RoCE one.
+ */
+
+#ifndef ASTRA_NETWORK_BACKEND_H
+#define ASTRA_NETWORK_BACKEND_H
+
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace ns3
+{
+namespace astra
+{
+
+/**
+ * \ingroup astra-sim
+ * Traffic classes a message may belong to; backends map them to priorities.
+ */
+enum class TrafficClass : uint8_t
+{
+    COLLECTIVE = 0, //!< collective algorithm steps
+    POINT_TO_POINT, //!< workload SEND/RECV (e.g. pipeline parallelism)
+    MEMORY,         //!< remote/disaggregated memory traffic
+    CONTROL,        //!< small control messages (barriers, rendezvous)
+    COUNT
+};
+
+/**
+ * \ingroup astra-sim
+ * One message handed to a network backend.
+ */
+struct NetMessage
+{
+    uint32_t src{0};      //!< source NPU (or memory node) id
+    uint32_t dst{0};      //!< destination id
+    uint64_t bytes{0};    //!< payload bytes (64-bit)
+    uint64_t tag{0};      //!< opaque tag, kept end to end
+    int32_t dim{-1};      //!< network dimension to use; -1 = any (routed)
+    TrafficClass tclass{TrafficClass::COLLECTIVE}; //!< traffic class
+};
+
+/**
+ * \ingroup astra-sim
+ * Abstract network backend. All backends run inside ns-3's Simulator: time is
+ * Simulator::Now() and events are ns-3 events.
+ */
+class NetworkBackend : public Object
+{
+  public:
+    /// Called when a message's last byte arrived at the receiver.
+    using DeliveredCallback = std::function<void(const NetMessage&)>;
+    /// Called when the sender may consider the message done (acknowledged).
+    using SentCallback = std::function<void(const NetMessage&)>;
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    ~NetworkBackend() override;
+
+    /**
+     * Start sending a message.
+     * \param msg the message
+     * \param onSent invoked at the sender when the message completes there
+     * \param onDelivered invoked when the last byte reached the receiver
+     */
+    virtual void Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered) = 0;
+
+    /// \return the number of NPUs this backend connects
+    virtual uint32_t GetNpuCount() const = 0;
+
+    /// \return a short name ("analytical", "flow", "roce")
+    virtual std::string GetName() const = 0;
+
+    /// \return messages handed to Send() and not yet delivered
+    virtual uint64_t GetPendingMessages() const = 0;
+};
+
+} // namespace astra
+} // namespace ns3
+
+#endif /* ASTRA_NETWORK_BACKEND_H */

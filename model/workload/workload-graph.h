@@ -1,0 +1,100 @@
+/*
+ * In-memory workload graph of one NPU: what the Chakra ET reader, the
+ * ASTRA-sim 1.0 text-workload converter and the generators produce, and what
+ * the per-NPU engine executes.
+ */
+
+#ifndef ASTRA_WORKLOAD_GRAPH_H
+#define ASTRA_WORKLOAD_GRAPH_H
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+namespace astra
+{
+
+/// Chakra NodeType values.
+enum class NodeKind : uint8_t
+{
+    INVALID = 0,
+    METADATA = 1,
+    MEM_LOAD = 2,
+    MEM_STORE = 3,
+    COMP = 4,
+    COMM_SEND = 5,
+    COMM_RECV = 6,
+    COMM_COLL = 7
+};
+
+/// Chakra CollectiveCommType values.
+enum class CollType : uint8_t
+{
+    ALL_REDUCE = 0,
+    REDUCE = 1,
+    ALL_GATHER = 2,
+    GATHER = 3,
+    SCATTER = 4,
+    BROADCAST = 5,
+    ALL_TO_ALL = 6,
+    REDUCE_SCATTER = 7,
+    REDUCE_SCATTER_BLOCK = 8,
+    BARRIER = 9
+};
+
+/// \return e.g. "ALL_REDUCE"
+const char* CollTypeName(CollType t);
+/// \return e.g. "COMP"
+const char* NodeKindName(NodeKind k);
+
+/// One node of a workload graph. Fields not relevant to a kind stay default.
+struct WorkloadNode
+{
+    uint64_t id{0};                 //!< id, unique within its file
+    std::string name;               //!< node name
+    NodeKind kind{NodeKind::INVALID}; //!< node type
+    std::vector<uint64_t> dataDeps; //!< data dependencies (ids)
+    std::vector<uint64_t> ctrlDeps; //!< control dependencies (ids)
+    uint64_t durationMicros{0};     //!< measured duration (COMP replay)
+    uint64_t numOps{0};             //!< FLOPs (roofline)
+    uint64_t tensorSize{0};         //!< bytes touched (roofline, MEM_*)
+    bool hasNumOps{false};          //!< num_ops attribute present
+    bool isCpuOp{false};            //!< is_cpu_op
+    CollType collType{CollType::ALL_REDUCE}; //!< comm_type (COMM_COLL)
+    uint64_t commSize{0};           //!< comm_size in bytes
+    int32_t commSrc{-1};            //!< comm_src (SEND/RECV)
+    int32_t commDst{-1};            //!< comm_dst (SEND/RECV)
+    int64_t commTag{0};             //!< comm_tag (SEND/RECV)
+    int32_t commPriority{0};        //!< comm_priority (EXPLICIT scheduling)
+    std::string pgName;             //!< communicator group ("" = all NPUs)
+    std::vector<bool> involvedDim;  //!< dimensions a collective spans (empty = all)
+    std::string opType;             //!< op_type (COMP)
+};
+
+/**
+ * \ingroup astra-sim
+ * The graph of one NPU. Nodes are stored in file order; `index` maps ids to
+ * positions. Validation (dangling deps, cycles) is done by the reader and
+ * reported with the file name and node id.
+ */
+struct WorkloadGraph
+{
+    std::string file;                   //!< source file (for messages)
+    uint32_t rank{0};                   //!< NPU rank this graph belongs to
+    std::string version;                //!< GlobalMetadata version ("" for legacy files)
+    std::vector<WorkloadNode> nodes;    //!< nodes in file order
+    std::map<uint64_t, uint32_t> index; //!< id -> position in nodes
+    /// communicator groups declared in METADATA nodes: name -> member ranks
+    std::map<std::string, std::vector<uint32_t>> commGroups;
+
+    /// Rebuild `index` from `nodes`; throws on duplicate ids (naming file and id).
+    void BuildIndex();
+};
+
+} // namespace astra
+} // namespace ns3
+
+#endif /* ASTRA_WORKLOAD_GRAPH_H */
