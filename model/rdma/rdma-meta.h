@@ -1,0 +1,92 @@
+/*
+ * RdmaMeta: the parsed form of a RoCEv2 (or PFC) frame's headers. The frame's
+ * bytes (Ethernet/802.1Q/IPv4/UDP/BTH/ext/payload/ICRC) are real and are what
+ * pcap sees; RdmaMeta travels beside the Ptr<Packet> through RdmaChannel and
+ * the device queues so that switches and NICs never re-parse headers on the
+ * per-hop path. Whoever changes a header field that is on the wire (ECN CE
+ * mark, INT) changes both (see RoceFrame::SetCe / RoceFrame::Sync).
+ */
+
+#ifndef RDMA_META_H
+#define RDMA_META_H
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/// Frame classes the device distinguishes.
+enum class RdmaFrameKind : uint8_t
+{
+    ROCE = 0, //!< RoCEv2 over UDP/IPv4 (data, ACK/NAK, CNP, READ)
+    PFC = 1   //!< 802.1Qbb MAC control frame
+};
+
+/// BTH opcodes used by the module (RC transport, RoCEv2 CNP).
+namespace RoceOpcode
+{
+constexpr uint8_t SEND_FIRST = 0x00;
+constexpr uint8_t SEND_MIDDLE = 0x01;
+constexpr uint8_t SEND_LAST = 0x02;
+constexpr uint8_t SEND_ONLY = 0x04;
+constexpr uint8_t WRITE_FIRST = 0x06;
+constexpr uint8_t WRITE_MIDDLE = 0x07;
+constexpr uint8_t WRITE_LAST = 0x08;
+constexpr uint8_t WRITE_ONLY = 0x0A;
+constexpr uint8_t READ_REQUEST = 0x0C;
+constexpr uint8_t READ_RESP_FIRST = 0x0D;
+constexpr uint8_t READ_RESP_MIDDLE = 0x0E;
+constexpr uint8_t READ_RESP_LAST = 0x0F;
+constexpr uint8_t READ_RESP_ONLY = 0x10;
+constexpr uint8_t ACK = 0x11;
+constexpr uint8_t CNP = 0x81;
+} // namespace RoceOpcode
+
+/// One hop of in-band telemetry (HPCC).
+struct IntHop
+{
+    uint64_t timeNs{0};   //!< time the frame left the egress port
+    uint64_t txBytes{0};  //!< bytes the egress port has sent so far
+    uint32_t qlenBytes{0}; //!< egress queue length at dequeue
+    uint32_t rateMbps{0}; //!< egress link rate
+};
+
+constexpr uint8_t kMaxIntHops = 5; //!< INT stack depth
+
+/**
+ * \ingroup astra-sim
+ * Parsed headers of one frame (plain data, copied by value).
+ */
+struct RdmaMeta
+{
+    RdmaFrameKind kind{RdmaFrameKind::ROCE}; //!< frame class
+    uint8_t priority{0};   //!< 802.1Q PCP (egress queue index 0..7)
+    uint8_t ecn{0};        //!< IPv4 ECN bits (0 Not-ECT, 2 ECT(0), 3 CE)
+    uint8_t opcode{0};     //!< BTH opcode
+    uint8_t ackReq{0};     //!< BTH AckReq bit
+    uint8_t aethSyndrome{0}; //!< AETH syndrome (ACK/NAK)
+    uint8_t intHops{0};    //!< valid entries in intStack
+    uint8_t ttl{64};       //!< IPv4 TTL (decremented per routed hop)
+    uint32_t srcIp{0};     //!< IPv4 source (host order)
+    uint32_t dstIp{0};     //!< IPv4 destination (host order)
+    uint16_t sport{0};     //!< UDP source port (ECMP entropy)
+    uint16_t dport{4791};  //!< UDP destination port
+    uint32_t destQp{0};    //!< BTH destination QP (24 bits)
+    uint32_t psn{0};       //!< BTH PSN (24 bits) / AETH-acked PSN for ACKs
+    uint32_t msn{0};       //!< AETH MSN (24 bits)
+    uint32_t payload{0};   //!< RDMA payload bytes carried
+    uint32_t frameBytes{0}; //!< Ethernet frame bytes incl. FCS (excl. preamble/IFG)
+    uint64_t rethVa{0};    //!< RETH virtual address (WRITE first/only, READ req)
+    uint32_t rethLen{0};   //!< RETH DMA length
+    uint64_t sendTimeNs{0}; //!< sender timestamp echoed for RTT (TIMELY/Swift)
+    uint16_t pfcClassEnable{0}; //!< PFC: class-enable vector
+    uint16_t pfcQuanta[8]{};     //!< PFC: pause time per priority (512-bit-time quanta)
+    IntHop intStack[kMaxIntHops]; //!< INT stack (only intHops entries valid)
+};
+
+/// Per-frame bytes on the wire beside the frame itself: preamble+SFD (8) + IFG (12).
+constexpr uint32_t kEthernetWireOverhead = 20;
+
+} // namespace ns3
+
+#endif /* RDMA_META_H */
