@@ -1,0 +1,510 @@
+#include "rdma-switch.h"
+
+#include "ns3/boolean.h"
+#include "ns3/channel.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#if __has_include("ns3/roce-header.h")
+#include "ns3/roce-header.h"
+#define RDMA_SWITCH_HAVE_ROCE_FRAME 1
+#endif
+
+#include <iostream>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaSwitch");
+NS_OBJECT_ENSURE_REGISTERED(RdmaSwitch);
+
+TypeId
+RdmaSwitch::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaSwitch")
+            .SetParent<Object>()
+            .SetGroupName("AstraSim")
+            .AddConstructor<RdmaSwitch>()
+            .AddAttribute("EcnEnabled",
+                          "Mark ECN-capable frames (RED-like on the egress queue)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaSwitch::m_ecnEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("EcnAtDequeue",
+                          "Mark at dequeue instead of enqueue (not supported yet: the device "
+                          "offers no dequeue hook; setting it is a fatal error)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaSwitch::m_ecnAtDequeue),
+                          MakeBooleanChecker())
+            .AddAttribute("Kmin",
+                          "Default ECN Kmin (bytes of the egress (port, priority) queue)",
+                          UintegerValue(100 * 1000),
+                          MakeUintegerAccessor(&RdmaSwitch::m_kmin),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Kmax",
+                          "Default ECN Kmax (bytes)",
+                          UintegerValue(400 * 1000),
+                          MakeUintegerAccessor(&RdmaSwitch::m_kmax),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Pmax",
+                          "Default ECN marking probability at Kmax",
+                          DoubleValue(0.2),
+                          MakeDoubleAccessor(&RdmaSwitch::m_pmax),
+                          MakeDoubleChecker<double>())
+            .AddAttribute("IntEnabled",
+                          "Append an INT hop (HPCC) to every forwarded frame",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaSwitch::m_intEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("PauseQuanta",
+                          "Pause time carried by PFC PAUSE frames (512-bit-time quanta)",
+                          UintegerValue(0xFFFF),
+                          MakeUintegerAccessor(&RdmaSwitch::m_pauseQuanta),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("PauseRefreshFraction",
+                          "A PAUSE is refreshed after this fraction of its time while the "
+                          "ingress queue is still congested",
+                          DoubleValue(0.5),
+                          MakeDoubleAccessor(&RdmaSwitch::m_refreshFraction),
+                          MakeDoubleChecker<double>(0.01, 0.99))
+            .AddTraceSource("Enqueue",
+                            "Frame queued on an egress port (node, port, prio, queue bytes)",
+                            MakeTraceSourceAccessor(&RdmaSwitch::m_enqueueTrace),
+                            "ns3::RdmaSwitch::QueueTracedCallback")
+            .AddTraceSource("Dequeue",
+                            "Frame left an egress port (node, port, prio, queue bytes)",
+                            MakeTraceSourceAccessor(&RdmaSwitch::m_dequeueTrace),
+                            "ns3::RdmaSwitch::QueueTracedCallback")
+            .AddTraceSource("EcnMark",
+                            "Frame marked CE (node, egress port, prio, queue bytes)",
+                            MakeTraceSourceAccessor(&RdmaSwitch::m_ecnTrace),
+                            "ns3::RdmaSwitch::QueueTracedCallback")
+            .AddTraceSource("PfcPause",
+                            "PFC PAUSE generated to the upstream of (node, ingress port, prio)",
+                            MakeTraceSourceAccessor(&RdmaSwitch::m_pauseTrace),
+                            "ns3::RdmaSwitch::PfcTracedCallback")
+            .AddTraceSource("PfcResume",
+                            "PFC resume generated to the upstream of (node, ingress port, prio)",
+                            MakeTraceSourceAccessor(&RdmaSwitch::m_resumeTrace),
+                            "ns3::RdmaSwitch::PfcTracedCallback")
+            .AddTraceSource("Drop",
+                            "Lossy frame dropped (node, ingress port, prio, headers)",
+                            MakeTraceSourceAccessor(&RdmaSwitch::m_dropTrace),
+                            "ns3::RdmaSwitch::DropTracedCallback")
+            .AddTraceSource("LosslessDrop",
+                            "Lossless frame dropped: headroom exhausted, a configuration BUG "
+                            "(node, ingress port, prio, headers)",
+                            MakeTraceSourceAccessor(&RdmaSwitch::m_losslessDropTrace),
+                            "ns3::RdmaSwitch::DropTracedCallback");
+    return tid;
+}
+
+RdmaSwitch::RdmaSwitch()
+{
+    m_mmu = CreateObject<SwitchMmu>();
+    m_table = CreateObject<RdmaForwardingTable>();
+    m_rng = CreateObject<UniformRandomVariable>();
+}
+
+RdmaSwitch::~RdmaSwitch() = default;
+
+void
+RdmaSwitch::NotifyNewAggregate()
+{
+    Ptr<Node> node = GetObject<Node>();
+    if (node)
+    {
+        m_nodeId = node->GetId();
+        m_mmu->SetName(GetName());
+    }
+    Object::NotifyNewAggregate();
+}
+
+void
+RdmaSwitch::DoInitialize()
+{
+    NS_ABORT_MSG_IF(m_ecnAtDequeue,
+                    GetName() << ": EcnAtDequeue is not supported (no device dequeue hook)");
+    const std::string e = CheckEcn(m_kmin, m_kmax, m_pmax);
+    NS_ABORT_MSG_IF(!e.empty(), GetName() << ": " << e);
+    m_mmu->SetName(GetName());
+    m_mmu->Finalize();
+    Object::DoInitialize();
+}
+
+void
+RdmaSwitch::DoDispose()
+{
+    for (EventId& ev : m_refresh)
+    {
+        ev.Cancel();
+    }
+    m_ports.clear();
+    m_mmu = nullptr;
+    m_table = nullptr;
+    m_rng = nullptr;
+    Object::DoDispose();
+}
+
+uint32_t
+RdmaSwitch::NodeId() const
+{
+    return m_nodeId;
+}
+
+std::string
+RdmaSwitch::GetName() const
+{
+    std::ostringstream os;
+    os << m_kind << " " << m_nodeId;
+    return os.str();
+}
+
+uint32_t
+RdmaSwitch::AddPort(Ptr<RdmaNetDevice> dev)
+{
+    NS_ASSERT(dev);
+    const uint32_t idx = static_cast<uint32_t>(m_ports.size());
+    if (dev->GetNode())
+    {
+        m_nodeId = dev->GetNode()->GetId();
+        m_mmu->SetName(GetName());
+    }
+    Time delay(0);
+    Ptr<Channel> ch = dev->GetChannel();
+    TimeValue tv;
+    if (ch && ch->GetAttributeFailSafe("Delay", tv))
+    {
+        delay = tv.Get();
+    }
+    else
+    {
+        NS_LOG_WARN(GetName() << " port " << idx
+                              << ": no channel Delay known; headroom sized for zero delay");
+    }
+    const uint32_t mmuIdx = m_mmu->AddPort(dev->GetDataRate(), delay);
+    NS_ASSERT(mmuIdx == idx);
+    m_ports.push_back(dev);
+    m_ecn.push_back(RdmaEcnConfig{m_kmin, m_kmax, m_pmax});
+    m_refresh.resize(m_ports.size() * SwitchMmu::kPrios);
+    if (m_ownsHandlers)
+    {
+        dev->SetPortIndex(idx);
+        dev->SetRxHandler(MakeCallback(&RdmaSwitch::RxFromDevice, this));
+        dev->SetTxHandler(MakeCallback(&RdmaSwitch::TxFromDevice, this));
+    }
+    else
+    {
+        NS_ABORT_MSG_IF(dev->GetPortIndex() != idx,
+                        GetName() << ": device port index " << dev->GetPortIndex()
+                                  << " differs from forwarder port " << idx);
+    }
+    return idx;
+}
+
+uint32_t
+RdmaSwitch::GetNPorts() const
+{
+    return static_cast<uint32_t>(m_ports.size());
+}
+
+Ptr<RdmaNetDevice>
+RdmaSwitch::GetPort(uint32_t i) const
+{
+    return m_ports.at(i);
+}
+
+Ptr<SwitchMmu>
+RdmaSwitch::GetMmu() const
+{
+    return m_mmu;
+}
+
+Ptr<RdmaForwardingTable>
+RdmaSwitch::GetForwardingTable() const
+{
+    return m_table;
+}
+
+void
+RdmaSwitch::SetForwardingTable(Ptr<RdmaForwardingTable> t)
+{
+    m_table = t;
+}
+
+std::string
+RdmaSwitch::CheckEcn(uint32_t kminBytes, uint32_t kmaxBytes, double pmax)
+{
+    std::ostringstream os;
+    if (kminBytes > kmaxBytes)
+    {
+        os << "ECN: Kmin (" << kminBytes << " B) must be <= Kmax (" << kmaxBytes << " B)";
+    }
+    else if (!(pmax >= 0.0 && pmax <= 1.0))
+    {
+        os << "ECN: Pmax (" << pmax << ") must be within [0, 1]";
+    }
+    return os.str();
+}
+
+void
+RdmaSwitch::SetEcnThresholds(uint32_t port, uint32_t kminBytes, uint32_t kmaxBytes, double pmax)
+{
+    const std::string e = CheckEcn(kminBytes, kmaxBytes, pmax);
+    if (!e.empty())
+    {
+        NS_FATAL_ERROR(GetName() << " port " << port << ": " << e);
+    }
+    NS_ABORT_MSG_IF(port >= m_ecn.size(), GetName() << ": no port " << port);
+    m_ecn[port] = RdmaEcnConfig{kminBytes, kmaxBytes, pmax};
+}
+
+RdmaEcnConfig
+RdmaSwitch::GetEcnThresholds(uint32_t port) const
+{
+    return m_ecn.at(port);
+}
+
+double
+RdmaSwitch::MarkProbability(uint64_t qBytes, const RdmaEcnConfig& cfg)
+{
+    if (qBytes <= cfg.kminBytes)
+    {
+        return 0.0;
+    }
+    if (qBytes > cfg.kmaxBytes)
+    {
+        return 1.0;
+    }
+    return cfg.pmax * static_cast<double>(qBytes - cfg.kminBytes) /
+           static_cast<double>(cfg.kmaxBytes - cfg.kminBytes);
+}
+
+bool
+RdmaSwitch::ShouldMark(uint32_t port, uint64_t qBytes)
+{
+    const double p = MarkProbability(qBytes, m_ecn[port]);
+    if (p <= 0.0)
+    {
+        return false;
+    }
+    if (p >= 1.0)
+    {
+        return true;
+    }
+    return m_rng->GetValue() < p;
+}
+
+int64_t
+RdmaSwitch::AssignStreams(int64_t stream)
+{
+    m_rng->SetStream(stream);
+    return 1;
+}
+
+void
+RdmaSwitch::RxFromDevice(Ptr<RdmaNetDevice> dev, RdmaQueuedFrame& frame)
+{
+    Forward(dev, frame);
+}
+
+void
+RdmaSwitch::TxFromDevice(Ptr<RdmaNetDevice> dev, const RdmaQueuedFrame& frame)
+{
+    NotifyTxComplete(dev, frame);
+}
+
+void
+RdmaSwitch::MarkCe(RdmaQueuedFrame& frame)
+{
+#ifdef RDMA_SWITCH_HAVE_ROCE_FRAME
+    RoceFrame::SetCe(frame.packet, frame.meta);
+#endif
+    frame.meta.ecn = 3;
+}
+
+void
+RdmaSwitch::Forward(Ptr<RdmaNetDevice> inDev, RdmaQueuedFrame& frame)
+{
+    RdmaMeta& m = frame.meta;
+    const uint32_t inPort = inDev->GetPortIndex();
+    const uint8_t prio = m.priority & 7;
+    const uint32_t out = m_table->SelectPort(m);
+    if (out >= m_ports.size())
+    {
+        ++m_drops;
+        NS_LOG_WARN(GetName() << ": no route to " << m.dstIp << " (host "
+                              << RdmaAddressing::IpToHostIndex(m.dstIp) << "), dropped");
+        m_dropTrace(m_nodeId, inPort, prio, m);
+        return;
+    }
+    const uint32_t bytes = m.frameBytes;
+    const SwitchMmu::AdmitResult r = m_mmu->Admit(inPort, out, prio, bytes);
+    if (r.verdict != SwitchMmu::ACCEPT)
+    {
+        if (r.verdict == SwitchMmu::LOSSLESS_DROP)
+        {
+            ++m_losslessDrops;
+            NS_LOG_ERROR("LOSSLESS DROP at " << GetName() << " port " << inPort << " priority "
+                                             << unsigned(prio) << ": headroom exhausted");
+            std::cerr << "astra-sim BUG: lossless drop at " << GetName() << " port " << inPort
+                      << " priority " << unsigned(prio) << " (headroom "
+                      << m_mmu->GetHeadroom(inPort)
+                      << " B exhausted) t=" << Simulator::Now().GetNanoSeconds() << "ns"
+                      << std::endl;
+            m_losslessDropTrace(m_nodeId, inPort, prio, m);
+        }
+        else
+        {
+            ++m_drops;
+            m_dropTrace(m_nodeId, inPort, prio, m);
+        }
+        if (m_mmu->IsLossless(prio) && !m_mmu->IsPaused(inPort, prio))
+        {
+            // nothing to do: pause state is managed by Admit()
+        }
+        return;
+    }
+    if (r.pause)
+    {
+        SendPause(inPort, prio);
+    }
+    const uint64_t qAfter = m_mmu->GetEgressBytes(out, prio);
+    if (m_ecnEnabled && (m.ecn == 1 || m.ecn == 2) && ShouldMark(out, qAfter - bytes))
+    {
+        MarkCe(frame);
+        ++m_marks;
+        m_ecnTrace(m_nodeId, out, prio, qAfter);
+    }
+    if (m_intEnabled)
+    {
+        AddIntHop(out, m);
+    }
+    ++m_forwarded;
+    frame.inPort = inPort | m_inPortTag;
+    m_enqueueTrace(m_nodeId, out, prio, qAfter);
+    m_ports[out]->EnqueueFrame(std::move(frame));
+}
+
+void
+RdmaSwitch::AddIntHop(uint32_t port, RdmaMeta& meta)
+{
+    if (meta.intHops >= kMaxIntHops)
+    {
+        return;
+    }
+    IntHop& h = meta.intStack[meta.intHops++];
+    const Ptr<RdmaNetDevice>& dev = m_ports[port];
+    h.timeNs = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+    h.txBytes = dev->GetTxBytes();
+    h.qlenBytes = static_cast<uint32_t>(m_mmu->GetEgressPortBytes(port));
+    h.rateMbps = static_cast<uint32_t>(dev->GetDataRate().GetBitRate() / 1000000);
+}
+
+bool
+RdmaSwitch::NotifyTxComplete(Ptr<RdmaNetDevice> dev, const RdmaQueuedFrame& frame)
+{
+    if (frame.meta.kind != RdmaFrameKind::ROCE || (frame.inPort & kTransitTag) != m_inPortTag)
+    {
+        return false;
+    }
+    const uint32_t inPort = frame.inPort & ~kTransitTag;
+    const uint32_t out = dev->GetPortIndex();
+    const uint8_t prio = frame.meta.priority & 7;
+    NS_ASSERT(inPort < m_ports.size() && out < m_ports.size());
+    const bool resume = m_mmu->Release(inPort, out, prio, frame.meta.frameBytes);
+    m_dequeueTrace(m_nodeId, out, prio, m_mmu->GetEgressBytes(out, prio));
+    if (resume)
+    {
+        SendResume(inPort, prio);
+    }
+    return true;
+}
+
+void
+RdmaSwitch::SendPause(uint32_t port, uint8_t prio)
+{
+    Ptr<RdmaNetDevice> dev = m_ports[port];
+    dev->SendPfc(prio, m_pauseQuanta);
+    ++m_pauses;
+    m_pauseTrace(m_nodeId, port, prio);
+    NS_LOG_LOGIC(GetName() << " PAUSE port " << port << " prio " << unsigned(prio));
+    const double bitRate = static_cast<double>(dev->GetDataRate().GetBitRate());
+    const double pauseSec = bitRate > 0 ? m_pauseQuanta * 512.0 / bitRate : 1e-3;
+    EventId& ev = m_refresh[port * SwitchMmu::kPrios + prio];
+    ev.Cancel();
+    ev = Simulator::Schedule(Seconds(pauseSec * m_refreshFraction),
+                             &RdmaSwitch::RefreshPause,
+                             this,
+                             port,
+                             prio);
+}
+
+void
+RdmaSwitch::RefreshPause(uint32_t port, uint8_t prio)
+{
+    if (m_mmu->IsPaused(port, prio))
+    {
+        SendPause(port, prio);
+    }
+}
+
+void
+RdmaSwitch::SendResume(uint32_t port, uint8_t prio)
+{
+    m_refresh[port * SwitchMmu::kPrios + prio].Cancel();
+    m_ports[port]->SendPfc(prio, 0);
+    ++m_resumes;
+    m_resumeTrace(m_nodeId, port, prio);
+    NS_LOG_LOGIC(GetName() << " RESUME port " << port << " prio " << unsigned(prio));
+}
+
+uint64_t
+RdmaSwitch::GetForwarded() const
+{
+    return m_forwarded;
+}
+
+uint64_t
+RdmaSwitch::GetDrops() const
+{
+    return m_drops;
+}
+
+uint64_t
+RdmaSwitch::GetLosslessDrops() const
+{
+    return m_losslessDrops;
+}
+
+uint64_t
+RdmaSwitch::GetEcnMarks() const
+{
+    return m_marks;
+}
+
+uint64_t
+RdmaSwitch::GetPausesSent() const
+{
+    return m_pauses;
+}
+
+uint64_t
+RdmaSwitch::GetResumesSent() const
+{
+    return m_resumes;
+}
+
+uint64_t
+RdmaSwitch::GetMaxQueueBytes(uint32_t port) const
+{
+    return m_mmu->GetMaxEgressPortBytes(port);
+}
+
+} // namespace ns3
