@@ -37,8 +37,8 @@ RdmaSwitch::GetTypeId()
                           MakeBooleanAccessor(&RdmaSwitch::m_ecnEnabled),
                           MakeBooleanChecker())
             .AddAttribute("EcnAtDequeue",
-                          "Mark at dequeue instead of enqueue (not supported yet: the device "
-                          "offers no dequeue hook; setting it is a fatal error)",
+                          "Mark at dequeue (queue length behind the departing frame) instead "
+                          "of at enqueue (queue length ahead of the arriving frame)",
                           BooleanValue(false),
                           MakeBooleanAccessor(&RdmaSwitch::m_ecnAtDequeue),
                           MakeBooleanChecker())
@@ -129,12 +129,17 @@ RdmaSwitch::NotifyNewAggregate()
 void
 RdmaSwitch::DoInitialize()
 {
-    NS_ABORT_MSG_IF(m_ecnAtDequeue,
-                    GetName() << ": EcnAtDequeue is not supported (no device dequeue hook)");
     const std::string e = CheckEcn(m_kmin, m_kmax, m_pmax);
     NS_ABORT_MSG_IF(!e.empty(), GetName() << ": " << e);
     m_mmu->SetName(GetName());
     m_mmu->Finalize();
+    if (NeedDequeueHook())
+    {
+        for (const Ptr<RdmaNetDevice>& dev : m_ports)
+        {
+            dev->SetDequeueHandler(MakeCallback(&RdmaSwitch::OnDequeue, this));
+        }
+    }
     Object::DoInitialize();
 }
 
@@ -193,6 +198,10 @@ RdmaSwitch::AddPort(Ptr<RdmaNetDevice> dev)
     m_ports.push_back(dev);
     m_ecn.push_back(RdmaEcnConfig{m_kmin, m_kmax, m_pmax});
     m_refresh.resize(m_ports.size() * SwitchMmu::kPrios);
+    if (NeedDequeueHook())
+    {
+        dev->SetDequeueHandler(MakeCallback(&RdmaSwitch::OnDequeue, this));
+    }
     if (m_ownsHandlers)
     {
         dev->SetPortIndex(idx);
@@ -376,20 +385,50 @@ RdmaSwitch::Forward(Ptr<RdmaNetDevice> inDev, RdmaQueuedFrame& frame)
         SendPause(inPort, prio);
     }
     const uint64_t qAfter = m_mmu->GetEgressBytes(out, prio);
-    if (m_ecnEnabled && (m.ecn == 1 || m.ecn == 2) && ShouldMark(out, qAfter - bytes))
+    if (m_ecnEnabled && !m_ecnAtDequeue && (m.ecn == 1 || m.ecn == 2) &&
+        ShouldMark(out, qAfter - bytes))
     {
         MarkCe(frame);
         ++m_marks;
         m_ecnTrace(m_nodeId, out, prio, qAfter);
     }
-    if (m_intEnabled)
-    {
-        AddIntHop(out, m);
-    }
     ++m_forwarded;
     frame.inPort = inPort | m_inPortTag;
     m_enqueueTrace(m_nodeId, out, prio, qAfter);
     m_ports[out]->EnqueueFrame(std::move(frame));
+}
+
+bool
+RdmaSwitch::NeedDequeueHook() const
+{
+    return m_intEnabled || (m_ecnEnabled && m_ecnAtDequeue);
+}
+
+void
+RdmaSwitch::OnDequeue(Ptr<RdmaNetDevice> dev, RdmaQueuedFrame& frame)
+{
+    RdmaMeta& m = frame.meta;
+    if (m.kind != RdmaFrameKind::ROCE || (frame.inPort & kTransitTag) != m_inPortTag)
+    {
+        return; // a PFC frame or a host's own frame
+    }
+    const uint32_t out = dev->GetPortIndex();
+    const uint8_t prio = m.priority & 7;
+    if (m_ecnEnabled && m_ecnAtDequeue && (m.ecn == 1 || m.ecn == 2))
+    {
+        const uint64_t q = m_mmu->GetEgressBytes(out, prio);
+        const uint64_t behind = q > m.frameBytes ? q - m.frameBytes : 0;
+        if (ShouldMark(out, behind))
+        {
+            MarkCe(frame);
+            ++m_marks;
+            m_ecnTrace(m_nodeId, out, prio, behind);
+        }
+    }
+    if (m_intEnabled)
+    {
+        AddIntHop(out, m);
+    }
 }
 
 void
@@ -403,7 +442,8 @@ RdmaSwitch::AddIntHop(uint32_t port, RdmaMeta& meta)
     const Ptr<RdmaNetDevice>& dev = m_ports[port];
     h.timeNs = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
     h.txBytes = dev->GetTxBytes();
-    h.qlenBytes = static_cast<uint32_t>(m_mmu->GetEgressPortBytes(port));
+    const uint64_t q = m_mmu->GetEgressPortBytes(port);
+    h.qlenBytes = static_cast<uint32_t>(q > meta.frameBytes ? q - meta.frameBytes : 0);
     h.rateMbps = static_cast<uint32_t>(dev->GetDataRate().GetBitRate() / 1000000);
 }
 

@@ -157,9 +157,10 @@ class RdmaSwitch : public Object
     void NotifyNewAggregate() override;
 
     /**
-     * INT hook, called when IntEnabled for each forwarded frame (at enqueue:
-     * the device offers no dequeue hook yet). The default appends an IntHop
-     * (time, port tx bytes, egress queue bytes, rate) if there is room.
+     * INT hook, called when IntEnabled for each forwarded frame when it leaves
+     * the egress queue (device dequeue handler, before serialization). The
+     * default appends an IntHop (now, port tx bytes so far, egress port queue
+     * bytes behind the frame, link rate) if the stack has room.
      * \param port egress port
      * \param meta the frame's headers
      */
@@ -175,6 +176,8 @@ class RdmaSwitch : public Object
   private:
     void RxFromDevice(Ptr<RdmaNetDevice> dev, RdmaQueuedFrame& frame);       //!< Rx handler
     void TxFromDevice(Ptr<RdmaNetDevice> dev, const RdmaQueuedFrame& frame); //!< Tx handler
+    void OnDequeue(Ptr<RdmaNetDevice> dev, RdmaQueuedFrame& frame); //!< device dequeue handler
+    bool NeedDequeueHook() const;                   //!< INT or ECN at dequeue enabled
     void SendPause(uint32_t port, uint8_t prio);    //!< pause upstream of (port, prio)
     void RefreshPause(uint32_t port, uint8_t prio); //!< refresh while congested
     void SendResume(uint32_t port, uint8_t prio);   //!< resume upstream
