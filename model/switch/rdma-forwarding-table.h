@@ -5,8 +5,9 @@
  * Used by RdmaSwitch, by RdmaTransitForwarder on hosts that forward transit
  * traffic, and by the host transport to pick its own egress port.
  *
- * Host addressing scheme of the module (RdmaAddressing): host index i has
- * IPv4 address 10.(i >> 8).(i & 255).1, so the index is (ip >> 8) & 0xFFFF.
+ * Host addressing scheme of the module (RdmaAddressing, the same as
+ * RdmaHostStack's default): host index i has IPv4 address 11.0.0.0 + i + 1,
+ * so the index is ip - 0x0B000001.
  */
 
 #ifndef RDMA_FORWARDING_TABLE_H
@@ -27,21 +28,21 @@ namespace ns3
  */
 namespace RdmaAddressing
 {
-constexpr uint32_t kMaxHosts = 65536;          //!< hosts addressable by the scheme
+constexpr uint32_t kMaxHosts = 1u << 24; //!< hosts addressable by the scheme
 constexpr uint32_t kInvalidHost = 0xFFFFFFFFu; //!< "not a host" marker
 
-/// \return IPv4 address (host order) of host \p index: 10.(i>>8).(i&255).1
+/// \return IPv4 address (host order) of host \p index: 11.0.0.0 + index + 1
 inline uint32_t
 HostIndexToIp(uint32_t index)
 {
-    return 0x0A000001u | ((index & 0xFFFFu) << 8);
+    return 0x0B000001u + index;
 }
 
 /// \return host index of an IPv4 address (host order) of the scheme
 inline uint32_t
 IpToHostIndex(uint32_t ip)
 {
-    return (ip >> 8) & 0xFFFFu;
+    return ip - 0x0B000001u; // out-of-scheme addresses give huge indices: no route
 }
 } // namespace RdmaAddressing
 
