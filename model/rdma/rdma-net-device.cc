@@ -885,7 +885,7 @@ RdmaNetDevice::SetPortIndex(uint32_t i)
 
 // ------------------------------------------------------------------------- pcap
 
-void
+Ptr<PcapFileWrapper>
 RdmaNetDevice::EnablePcap(std::string prefix, Ptr<RdmaNetDevice> dev, bool explicitFilename)
 {
     NS_ABORT_MSG_IF(!dev, "RdmaNetDevice::EnablePcap: null device");
@@ -907,6 +907,7 @@ RdmaNetDevice::EnablePcap(std::string prefix, Ptr<RdmaNetDevice> dev, bool expli
     }
     Ptr<PcapFileWrapper> file = helper.CreateFile(filename, std::ios::out, PcapHelper::DLT_EN10MB);
     dev->TraceConnectWithoutContext("PromiscSniffer", MakeBoundCallback(&PcapSniffEvent, file));
+    return file;
 }
 
 // ------------------------------------------------------------------------- NetDevice API

@@ -26,6 +26,7 @@
 #include "ns3/node.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
+#include "ns3/pcap-file-wrapper.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -191,10 +192,11 @@ class RdmaNetDevice : public NetDevice
      * \param prefix file name prefix
      * \param dev the device
      * \param explicitFilename use prefix as the complete file name
+     * \return the file (Close() it to flush before reading it during the run)
      */
-    static void EnablePcap(std::string prefix,
-                           Ptr<RdmaNetDevice> dev,
-                           bool explicitFilename = false);
+    static Ptr<PcapFileWrapper> EnablePcap(std::string prefix,
+                                           Ptr<RdmaNetDevice> dev,
+                                           bool explicitFilename = false);
 
   protected:
     void DoDispose() override;
