@@ -969,21 +969,16 @@ RdmaHostStack::HandleAck(RdmaQueuePair* qp, const RdmaMeta& meta)
     if (ackPkt > qp->m_sndUnaPkt)
     {
         const uint64_t oldUnaByte = qp->m_sndUnaByte;
-        size_t popped = 0;
+        // update all state first: completion callbacks may post (and re-enter Dequeue)
+        m_doneScratch.clear();
         while (!qp->m_msgs.empty() &&
                qp->m_msgs.front().firstPkt + qp->m_msgs.front().nPkts <= ackPkt)
         {
-            RdmaMessageInfo info = MakeInfo(qp, qp->m_msgs.front());
-            info.end = Simulator::Now();
+            m_doneScratch.push_back(MakeInfo(qp, qp->m_msgs.front()));
+            m_doneScratch.back().end = Simulator::Now();
             qp->m_msgs.pop_front();
-            ++popped;
-            ++m_stats.msgsSent;
-            m_txMsgTrace(info);
-            if (!m_onTx.IsNull())
-            {
-                m_onTx(info);
-            }
         }
+        const size_t popped = m_doneScratch.size();
         qp->m_curMsg = qp->m_curMsg >= popped ? qp->m_curMsg - popped : 0;
         qp->m_sndUnaPkt = ackPkt;
         if (!qp->m_msgs.empty() && qp->m_msgs.front().firstPkt < ackPkt)
@@ -1006,6 +1001,26 @@ RdmaHostStack::HandleAck(RdmaQueuePair* qp, const RdmaMeta& meta)
         qp->m_lastProgress = Simulator::Now();
         qp->m_rtoBackoff = 0;
         qp->m_cc->OnAck(qp->m_sndUnaByte - oldUnaByte, meta);
+        if (popped > 0)
+        {
+            // copy: a callback may post, ACK and complete re-entrantly
+            std::vector<RdmaMessageInfo> done;
+            done.swap(m_doneScratch);
+            for (const RdmaMessageInfo& info : done)
+            {
+                ++m_stats.msgsSent;
+                m_txMsgTrace(info);
+                if (!m_onTx.IsNull())
+                {
+                    m_onTx(info);
+                }
+            }
+            done.clear();
+            if (m_doneScratch.capacity() < done.capacity())
+            {
+                m_doneScratch.swap(done);
+            }
+        }
     }
     if (meta.sendTimeNs != 0)
     {

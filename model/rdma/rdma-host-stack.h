@@ -216,6 +216,7 @@ class RdmaHostStack : public Object
     std::unordered_map<uint64_t, RdmaQueuePair*> m_qpByKey; //!< set-up only
     uint32_t m_sportCounter{0};
     RdmaHostStats m_stats;
+    std::vector<RdmaMessageInfo> m_doneScratch; //!< completions of one ACK
     MessageCallback m_onTx;
     MessageCallback m_onRx;
 
