@@ -433,6 +433,63 @@ class ForwardTimingTestCase : public TestCase
     }
 };
 
+/// INT: one hop appended at dequeue with time, tx bytes, queue and rate.
+class IntTestCase : public TestCase
+{
+  public:
+    IntTestCase()
+        : TestCase("Switch: INT hop pushed at dequeue when IntEnabled, none otherwise")
+    {
+    }
+
+  private:
+    std::vector<RdmaMeta> m_rx;
+
+    void Rx(const RdmaQueuedFrame& f)
+    {
+        m_rx.push_back(f.meta);
+    }
+
+    void DoRun() override
+    {
+        for (bool enabled : {false, true})
+        {
+            m_rx.clear();
+            RdmaTopologyHelper topo;
+            topo.GetRdmaHelper().SetSwitchAttribute("IntEnabled", BooleanValue(enabled));
+            RdmaTopology t = topo.Star(2, DataRate("100Gbps"), MicroSeconds(1));
+            t.links[1].devA->TraceConnectWithoutContext("MacRx",
+                                                        MakeCallback(&IntTestCase::Rx, this));
+            RdmaQueuedFrame f1 = MakeFrame(0, 1, 50000, 1000, 3, 0);
+            const uint32_t bytes = f1.meta.frameBytes;
+            t.links[0].devA->EnqueueFrame(std::move(f1));
+            t.links[0].devA->EnqueueFrame(MakeFrame(0, 1, 50000, 1000, 3, 0));
+            Simulator::Run();
+            NS_TEST_ASSERT_MSG_EQ(m_rx.size(), 2u, "delivered");
+            if (!enabled)
+            {
+                NS_TEST_ASSERT_MSG_EQ(unsigned(m_rx[0].intHops), 0u, "INT off: no hop");
+                Simulator::Destroy();
+                continue;
+            }
+            const double ser = (bytes + kEthernetWireOverhead) * 8.0 / 100e9;
+            for (uint32_t i = 0; i < 2; ++i)
+            {
+                NS_TEST_ASSERT_MSG_EQ(unsigned(m_rx[i].intHops), 1u, "one hop");
+                const IntHop& h = m_rx[i].intStack[0];
+                NS_TEST_ASSERT_MSG_EQ(h.rateMbps, 100000u, "rate");
+                NS_TEST_ASSERT_MSG_EQ(h.txBytes, uint64_t(i) * bytes, "tx bytes before this frame");
+                NS_TEST_ASSERT_MSG_EQ(h.qlenBytes, 0u, "no queue behind");
+                NS_TEST_ASSERT_MSG_EQ_TOL(double(h.timeNs),
+                                          ((i + 1) * ser + 1e-6) * 1e9,
+                                          2.0,
+                                          "dequeue time");
+            }
+            Simulator::Destroy();
+        }
+    }
+};
+
 /// Two senders at line rate into one receiver: PFC keeps it lossless and the bottleneck busy.
 class PfcIncastTestCase : public TestCase
 {
@@ -519,6 +576,7 @@ class RdmaSwitchTestSuite : public TestSuite
         AddTestCase(new ValidationTestCase, TestCase::QUICK);
         AddTestCase(new EcnEcmpTestCase, TestCase::QUICK);
         AddTestCase(new ForwardTimingTestCase, TestCase::QUICK);
+        AddTestCase(new IntTestCase, TestCase::QUICK);
         AddTestCase(new PfcIncastTestCase, TestCase::QUICK);
     }
 };
