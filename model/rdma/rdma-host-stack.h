@@ -117,6 +117,12 @@ class RdmaHostStack : public Object
     uint64_t PostWrite(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag);
     /// Post a SEND (same transport path, SEND opcodes). \return the message id
     uint64_t PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag);
+    /**
+     * Post an RDMA READ of bytes (at most 2^32 - 1: the RETH length is 32-bit) from the
+     * remote host; completes at this host when the last response byte arrives.
+     * \return the message id
+     */
+    uint64_t PostRead(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag);
 
     /// Install C++ completion callbacks (sender: acknowledged; receiver: last byte arrived).
     void SetMessageCallbacks(MessageCallback onTxComplete, MessageCallback onRxComplete);
@@ -177,6 +183,12 @@ class RdmaHostStack : public Object
     void SendAck(RdmaQueuePair* qp, const RdmaMeta& data, bool nak);
     void SendCnp(RdmaQueuePair* qp);
     void BuildData(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t nowPs);
+    void Pace(RdmaQueuePair* qp, uint32_t frameBytes, uint64_t nowPs);
+    uint32_t BuildReadResponse(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t nowPs);
+    void HandleReadRequest(RdmaQueuePair* qp, const RdmaMeta& meta, int32_t d);
+    void HandleReadResponse(RdmaQueuePair* qp, const RdmaMeta& meta);
+    void AckUpTo(RdmaQueuePair* qp, uint64_t ackPkt, const RdmaMeta& meta);
+    void MaybeCnp(RdmaQueuePair* qp, const RdmaMeta& meta);
     void SetSndNxt(RdmaQueuePair* qp, uint64_t pkt);
     void Activate(RdmaQueuePair* qp);
     void RtoExpire(RdmaQueuePair* qp);
