@@ -81,6 +81,20 @@ class RdmaHostStack : public Object
     /// Message completion callback for C++ users (network backend).
     using MessageCallback = Callback<void, const RdmaMessageInfo&>;
 
+    /// Trace signature of RxMessageComplete / TxMessageComplete.
+    typedef void (*MessageTracedCallback)(const RdmaMessageInfo& info);
+    /// Trace signature of QpRateChange: host, local qpn, old and new rate (bit/s).
+    typedef void (*RateTracedCallback)(uint32_t host,
+                                       uint32_t qpn,
+                                       uint64_t oldBps,
+                                       uint64_t newBps);
+    /// Trace signature of CnpSent / CnpReceived: host, local qpn.
+    typedef void (*QpTracedCallback)(uint32_t host, uint32_t qpn);
+    /// Trace signature of NakSent / NakReceived: host, local qpn, PSN.
+    typedef void (*PsnTracedCallback)(uint32_t host, uint32_t qpn, uint32_t psn);
+    /// Trace signature of Timeout: host, local qpn, snd_una (bytes).
+    typedef void (*TimeoutTracedCallback)(uint32_t host, uint32_t qpn, uint64_t sndUna);
+
     static TypeId GetTypeId(); //!< \return the TypeId
     RdmaHostStack();
     ~RdmaHostStack() override;
