@@ -179,7 +179,14 @@ RdmaHostStack::RdmaHostStack()
 {
 }
 
-RdmaHostStack::~RdmaHostStack() = default;
+RdmaHostStack::~RdmaHostStack()
+{
+    auto& reg = Registry();
+    if (m_indexSet && m_hostIndex < reg.size() && reg[m_hostIndex] == this)
+    {
+        reg[m_hostIndex] = nullptr; // never leave a dangling registry entry
+    }
+}
 
 std::vector<RdmaHostStack*>&
 RdmaHostStack::Registry()
