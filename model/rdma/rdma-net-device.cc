@@ -227,6 +227,9 @@ RdmaNetDevice::DoDispose()
     m_txHandler = TxHandler();
     m_dequeueHandler = DequeueHandler();
     m_source = nullptr;
+    // Release the sniffer callbacks: pcap files bound to them are closed (flushed) here.
+    m_snifferTrace = TracedCallback<Ptr<const Packet>>();
+    m_promiscSnifferTrace = TracedCallback<Ptr<const Packet>>();
     NetDevice::DoDispose();
 }
 
@@ -940,6 +943,21 @@ RdmaNetDevice::EnablePcap(std::string prefix, Ptr<RdmaNetDevice> dev, bool expli
     Ptr<PcapFileWrapper> file = helper.CreateFile(filename, std::ios::out, PcapHelper::DLT_EN10MB);
     dev->TraceConnectWithoutContext("PromiscSniffer", MakeBoundCallback(&PcapSniffEvent, file));
     return file;
+}
+
+void
+RdmaPcapHelper::EnablePcapInternal(std::string prefix,
+                                   Ptr<NetDevice> nd,
+                                   bool /* promiscuous */,
+                                   bool explicitFilename)
+{
+    Ptr<RdmaNetDevice> dev = DynamicCast<RdmaNetDevice>(nd);
+    if (!dev)
+    {
+        NS_LOG_INFO("RdmaPcapHelper: skipping device of type " << nd->GetInstanceTypeId());
+        return;
+    }
+    RdmaNetDevice::EnablePcap(prefix, dev, explicitFilename);
 }
 
 // ------------------------------------------------------------------------- NetDevice API

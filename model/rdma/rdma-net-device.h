@@ -27,6 +27,7 @@
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
 #include "ns3/pcap-file-wrapper.h"
+#include "ns3/trace-helper.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -324,6 +325,25 @@ class RdmaNetDevice : public NetDevice
     TracedCallback<uint8_t, bool> m_pauseTrace;                  //!< PauseState
     TracedCallback<Ptr<const Packet>> m_snifferTrace;            //!< Sniffer
     TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace;     //!< PromiscSniffer
+};
+
+/**
+ * \ingroup astra-sim
+ * Pcap (DLT_EN10MB) for RdmaNetDevices with ns-3's usual EnablePcap overloads
+ * (device, container, node, EnablePcapAll). Devices of other types are skipped.
+ * Each file holds the frames the device sent and received (promiscuous or not).
+ */
+class RdmaPcapHelper : public PcapHelperForDevice
+{
+  public:
+    RdmaPcapHelper() = default;
+    ~RdmaPcapHelper() override = default;
+
+  private:
+    void EnablePcapInternal(std::string prefix,
+                            Ptr<NetDevice> nd,
+                            bool promiscuous,
+                            bool explicitFilename) override;
 };
 
 } // namespace ns3
