@@ -649,6 +649,9 @@ class ReadTestCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ(tags[i], 10 + i, "in-order completion");
         }
         NS_TEST_ASSERT_MSG_EQ(q2->GetSndUna(), 5000u + 7001 + 3000 + 1 + 2500, "snd_una");
+        NS_TEST_ASSERT_MSG_EQ(net2.stacks[0]->GetStats().timeouts, 0u, "no RTO needed");
+        NS_TEST_ASSERT_MSG_EQ(net2.stacks[1]->GetStats().timeouts, 0u, "no RTO needed (peer)");
+        NS_TEST_ASSERT_MSG_EQ(net2.stacks[0]->GetStats().retxPkts, 0u, "no retransmission");
         Simulator::Destroy();
         Config::Reset();
     }

@@ -1224,7 +1224,10 @@ void
 RdmaHostStack::AckUpTo(RdmaQueuePair* qp, uint64_t ackPkt, const RdmaMeta& meta)
 {
     // an ACK never completes a READ whose responses are still missing (responses are
-    // paced data, ACKs are control frames that can overtake them)
+    // paced data, ACKs are control frames that can overtake them); the cumulative ACK
+    // beyond such a READ is remembered and applied once its responses are in
+    qp->m_ackHigh = std::max(qp->m_ackHigh, ackPkt);
+    ackPkt = qp->m_ackHigh;
     for (size_t i = 0; qp->m_pendingReads > 0 && i < qp->m_msgs.size(); ++i)
     {
         const RdmaMessage& m = qp->m_msgs[i];

@@ -219,6 +219,7 @@ class RdmaQueuePair : public Object
     uint64_t m_unackedBytes{0};     //!< bytes accepted since the last ACK
     bool m_nakSent{false};          //!< a NAK for the current gap was sent
     std::deque<RespJob> m_respJobs; //!< responder: READ responses to send
+    uint64_t m_ackHigh{0};          //!< requester: highest cumulative ACK index received
     uint32_t m_pendingReads{0};     //!< requester: READ messages not yet completed
     bool m_readGap{false};          //!< requester: READ re-issued for the current gap
     Time m_lastCnp{0};
