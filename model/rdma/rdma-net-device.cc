@@ -211,6 +211,7 @@ RdmaNetDevice::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_wakeEvent.Cancel();
+    m_txEvent.Cancel(); // the event holds a raw pointer to this device
     for (auto& e : m_pauseEvent)
     {
         e.Cancel();
@@ -601,7 +602,7 @@ RdmaNetDevice::StartTransmit(RdmaQueuedFrame& f)
         RdmaQueuedFrame copy = f; // kept in m_current for the TxHandler
         m_channel->Transmit(std::move(copy), this, txTime);
     }
-    Simulator::Schedule(txTime, Ptr<EventImpl>(new TxCompleteEvent(this), false));
+    m_txEvent = Simulator::Schedule(txTime, Ptr<EventImpl>(new TxCompleteEvent(this), false));
 }
 
 void

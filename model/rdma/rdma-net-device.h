@@ -298,6 +298,7 @@ class RdmaNetDevice : public NetDevice
     bool m_dwrrTurn{false};     //!< DWRR: quantum already added for this turn
     int64_t m_deficit[8]{};     //!< DWRR deficits
     EventId m_wakeEvent;        //!< frame source wake-up
+    EventId m_txEvent;          //!< transmit-complete event
 
     // PFC reaction
     Time m_pauseUntil[8];    //!< expiry per priority
