@@ -18,7 +18,10 @@
 #include "ns3/uinteger.h"
 
 #include <chrono>
+#include <functional>
 #include <iostream>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace ns3;
@@ -834,6 +837,129 @@ class RdmaDeviceHandlersTestCase : public DeviceTestBase, public RdmaFrameSource
     }
 };
 
+/// Run f in a forked child; return its stderr, prefixed with "EXIT:" if it did not abort.
+std::string
+DeathMessage(const std::function<void()>& f)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+    {
+        return "EXIT:pipe failed";
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    pid_t pid = fork();
+    if (pid == 0)
+    {
+        dup2(fds[1], 2);
+        close(fds[0]);
+        f();
+        _exit(0);
+    }
+    close(fds[1]);
+    std::string out;
+    char buf[512];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof(buf))) > 0)
+    {
+        out.append(buf, n);
+    }
+    close(fds[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    const bool aborted = WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st) != 0);
+    return aborted ? out : "EXIT:" + out;
+}
+
+/// Invalid configuration and inputs abort with a message naming the device and the cause.
+class RdmaDeviceValidationTestCase : public TestCase
+{
+  public:
+    RdmaDeviceValidationTestCase()
+        : TestCase("invalid attributes and frames abort with a clear message")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        struct Case
+        {
+            const char* what;
+            std::function<void()> f;
+            const char* expect;
+        };
+
+        const Case cases[] = {
+            {"zero DataRate",
+             []() {
+                 Ptr<RdmaNetDevice> d = CreateObject<RdmaNetDevice>();
+                 d->SetPortIndex(4);
+                 d->SetAttribute("DataRate", StringValue("0bps"));
+             },
+             "port 4 (ifIndex 0): DataRate must be > 0"},
+            {"bad DataWeights",
+             []() {
+                 Ptr<RdmaNetDevice> d = CreateObject<RdmaNetDevice>();
+                 d->SetAttribute("DataWeights", StringValue("1 2 3"));
+             },
+             "must hold 8 positive integers (weight of priority 3 missing or invalid)"},
+            {"zero weight",
+             []() {
+                 Ptr<RdmaNetDevice> d = CreateObject<RdmaNetDevice>();
+                 d->SetAttribute("DataWeights", StringValue("1 1 0 1 1 1 1 1"));
+             },
+             "weight of priority 2"},
+            {"small Mtu",
+             []() {
+                 Ptr<RdmaNetDevice> d = CreateObject<RdmaNetDevice>();
+                 d->SetAttribute("Mtu", UintegerValue(100));
+             },
+             "Mtu 100 below 256"},
+            {"priority 9",
+             []() {
+                 Link l = MakeLink("10Gbps", NanoSeconds(10));
+                 RdmaQueuedFrame f = DataFrame(3, 0);
+                 f.meta.priority = 9;
+                 l.a->EnqueueFrame(std::move(f));
+             },
+             "EnqueueFrame with priority 9"},
+            {"frame without frameBytes",
+             []() {
+                 Link l = MakeLink("10Gbps", NanoSeconds(10));
+                 RdmaQueuedFrame f = DataFrame(3, 0);
+                 f.meta.frameBytes = 0;
+                 l.a->EnqueueFrame(std::move(f));
+             },
+             "frameBytes 0 or no packet"},
+            {"frame above the MTU",
+             []() {
+                 Link l = MakeLink("10Gbps", NanoSeconds(10));
+                 l.a->SetAttribute("Mtu", UintegerValue(1500));
+                 l.a->EnqueueFrame(DataFrame(3, 0, RoceOpcode::WRITE_ONLY, 4096));
+             },
+             "frame of 4178 B exceeds the port MTU 1500"},
+            {"PFC priority 8",
+             []() {
+                 Link l = MakeLink("10Gbps", NanoSeconds(10));
+                 l.a->SendPfc(8, 1);
+             },
+             "SendPfc priority 8 > 7"},
+        };
+        for (const auto& c : cases)
+        {
+            std::string msg = DeathMessage(c.f);
+            NS_TEST_ASSERT_MSG_EQ((msg.rfind("EXIT:", 0) == 0), false, c.what << ": must abort");
+            NS_TEST_ASSERT_MSG_NE((msg.find(c.expect)),
+                                  (std::string::npos),
+                                  c.what << ": message \"" << msg << "\"");
+            NS_TEST_ASSERT_MSG_NE((msg.find("RdmaNetDevice")),
+                                  (std::string::npos),
+                                  c.what << ": message names the device");
+        }
+    }
+};
+
 /// Device test suite.
 class RdmaDeviceTestSuite : public TestSuite
 {
@@ -849,6 +975,7 @@ class RdmaDeviceTestSuite : public TestSuite
         AddTestCase(new RdmaDeviceErrorTestCase, TestCase::QUICK);
         AddTestCase(new RdmaDeviceChainTestCase, TestCase::QUICK);
         AddTestCase(new RdmaDeviceHandlersTestCase, TestCase::QUICK);
+        AddTestCase(new RdmaDeviceValidationTestCase, TestCase::QUICK);
     }
 };
 
