@@ -7,6 +7,7 @@
 #include "ns3/rdma-channel.h"
 #include "ns3/rdma-forwarding-table.h"
 #include "ns3/rdma-node-info.h"
+#include "ns3/rdma-switch.h"
 #include "ns3/rdma-transit-forwarder.h"
 
 #include <deque>
@@ -143,6 +144,35 @@ RdmaRoutingHelper::GetHops(Ptr<Node> node, uint32_t dstHost)
 {
     Ptr<RdmaForwardingTable> t = node->GetObject<RdmaForwardingTable>();
     return t ? t->GetHops(dstHost) : 0xFFFFFFFFu;
+}
+
+void
+RdmaRoutingHelper::SetDateline(Ptr<Node> a, Ptr<Node> b, uint8_t fromPrio, uint8_t toPrio)
+{
+    Ptr<Node> ends[2] = {a, b};
+    uint32_t found = 0;
+    for (int i = 0; i < 2; ++i)
+    {
+        Ptr<RdmaNodeInfo> info = ends[i]->GetObject<RdmaNodeInfo>();
+        NS_ABORT_MSG_IF(!info, "SetDateline: node " << ends[i]->GetId() << " not installed");
+        for (uint32_t p = 0; p < info->GetNPorts(); ++p)
+        {
+            Ptr<RdmaNetDevice> dev = info->GetPort(p);
+            Ptr<RdmaNetDevice> peer = dev->GetRdmaChannel()->GetPeer(dev);
+            if (peer && peer->GetNode() == ends[1 - i])
+            {
+                Ptr<RdmaSwitch> sw = ends[i]->GetObject<RdmaSwitch>(); // or transit forwarder
+                NS_ABORT_MSG_IF(!sw,
+                                "SetDateline: node " << ends[i]->GetId()
+                                                     << " does not forward (no switch or "
+                                                        "transit forwarder)");
+                sw->SetPriorityRemap(p, fromPrio, toPrio);
+                ++found;
+            }
+        }
+    }
+    NS_ABORT_MSG_IF(found == 0,
+                    "SetDateline: nodes " << a->GetId() << " and " << b->GetId() << " not linked");
 }
 
 std::vector<uint32_t>

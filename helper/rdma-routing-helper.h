@@ -53,6 +53,20 @@ class RdmaRoutingHelper
      * \return port indices
      */
     static std::vector<uint32_t> GetPorts(Ptr<Node> node, uint32_t dstHost);
+
+    /**
+     * Make the link a-b a dateline: frames of priority fromPrio forwarded
+     * (by a switch or a host's transit forwarder) onto it, in either
+     * direction, continue as toPrio. On a ring with minimal routing, one
+     * dateline link and two lossless priorities (fromPrio, toPrio) break the
+     * cyclic buffer dependency that deadlocks PFC. (Tori with ECMP across
+     * dimensions are not covered by one dateline per dimension.)
+     * \param a one end
+     * \param b other end
+     * \param fromPrio priority before the dateline
+     * \param toPrio priority after it (make it lossless too)
+     */
+    static void SetDateline(Ptr<Node> a, Ptr<Node> b, uint8_t fromPrio, uint8_t toPrio);
 };
 
 } // namespace ns3

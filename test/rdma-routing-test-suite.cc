@@ -385,11 +385,13 @@ class RingTrafficTestCase : public TestCase
     void DoRun() override
     {
         // 0: all-to-opposite, lossy; 1: 7-to-1 incast with PFC; 2: all-to-opposite with PFC
-        for (int scenario = 0; scenario < 3; ++scenario)
+        // (deadlock); 3: all-to-opposite with PFC and a dateline (priority 3 -> 4) on 7-0
+        for (int scenario = 0; scenario < 4; ++scenario)
         {
             RdmaTopologyHelper th;
             th.GetRdmaHelper().SetMmuAttribute("BufferSize", UintegerValue(1000000));
-            th.GetRdmaHelper().SetMmuAttribute("LosslessPriorities", UintegerValue(0x08));
+            th.GetRdmaHelper().SetMmuAttribute("LosslessPriorities",
+                                               UintegerValue(scenario == 3 ? 0x18 : 0x08));
             // All-to-opposite on a ring has a cyclic buffer dependency: with PFC it
             // deadlocks (every relay's ingress paused, as in real fabrics without
             // dateline classes): scenario 2 checks that the PFC watchdog reports it.
@@ -406,6 +408,10 @@ class RingTrafficTestCase : public TestCase
                            MicroSeconds(1));
             }
             th.Finish(t);
+            if (scenario == 3)
+            {
+                RdmaRoutingHelper::SetDateline(t.hosts.Get(7), t.hosts.Get(0), 3, 4);
+            }
             const uint64_t bytes = 500000;
             uint32_t posted = 0;
             for (uint32_t i = 0; i < 8; ++i)
@@ -459,9 +465,9 @@ class RingTrafficTestCase : public TestCase
                 NS_TEST_ASSERT_MSG_EQ(drops, 0u, "no drop with PFC");
             }
             NS_TEST_ASSERT_MSG_GT(relayed, 0u, "hosts relayed transit frames");
-            if (scenario == 1)
+            if (scenario == 1 || scenario == 3)
             {
-                NS_TEST_ASSERT_MSG_GT(pauses, 0u, "incast through relays triggers PFC");
+                NS_TEST_ASSERT_MSG_GT(pauses, 0u, "PFC active through relays");
             }
             std::cout << "  ring scenario " << scenario << ": " << rcvd << " messages, " << relayed
                       << " frames relayed, " << drops << " drops, " << watchdog << " watchdog"

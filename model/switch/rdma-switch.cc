@@ -286,6 +286,34 @@ RdmaSwitch::SetEcnThresholds(uint32_t port, uint32_t kminBytes, uint32_t kmaxByt
     m_ecn[port] = RdmaEcnConfig{kminBytes, kmaxBytes, pmax};
 }
 
+void
+RdmaSwitch::SetPriorityRemap(uint32_t port, uint8_t fromPrio, uint8_t toPrio)
+{
+    NS_ABORT_MSG_IF(port >= m_ports.size(), GetName() << ": no port " << port);
+    NS_ABORT_MSG_IF(fromPrio > 7 || toPrio > 7, GetName() << ": priorities are 0..7");
+    if (m_remap.size() < m_ports.size())
+    {
+        const std::size_t old = m_remap.size();
+        m_remap.resize(m_ports.size());
+        m_remapPorts.resize(m_ports.size(), false);
+        for (std::size_t i = old; i < m_remap.size(); ++i)
+        {
+            for (uint8_t p = 0; p < 8; ++p)
+            {
+                m_remap[i][p] = p;
+            }
+        }
+    }
+    m_remap[port][fromPrio] = toPrio;
+    m_remapPorts[port] = true;
+}
+
+uint8_t
+RdmaSwitch::GetPriorityRemap(uint32_t port, uint8_t prio) const
+{
+    return port < m_remap.size() && m_remapPorts[port] ? m_remap[port][prio] : prio;
+}
+
 RdmaEcnConfig
 RdmaSwitch::GetEcnThresholds(uint32_t port) const
 {
@@ -363,7 +391,8 @@ RdmaSwitch::Forward(Ptr<RdmaNetDevice> inDev, RdmaQueuedFrame& frame)
         return;
     }
     const uint32_t bytes = m.frameBytes;
-    const SwitchMmu::AdmitResult r = m_mmu->Admit(inPort, out, prio, bytes);
+    const uint8_t outPrio = m_remapPorts.empty() || !m_remapPorts[out] ? prio : m_remap[out][prio];
+    const SwitchMmu::AdmitResult r = m_mmu->Admit(inPort, prio, out, outPrio, bytes);
     if (r.verdict != SwitchMmu::ACCEPT)
     {
         if (r.verdict == SwitchMmu::LOSSLESS_DROP)
@@ -383,27 +412,28 @@ RdmaSwitch::Forward(Ptr<RdmaNetDevice> inDev, RdmaQueuedFrame& frame)
             ++m_drops;
             m_dropTrace(m_nodeId, inPort, prio, m);
         }
-        if (m_mmu->IsLossless(prio) && !m_mmu->IsPaused(inPort, prio))
-        {
-            // nothing to do: pause state is managed by Admit()
-        }
         return;
     }
     if (r.pause)
     {
         SendPause(inPort, prio, false);
     }
-    const uint64_t qAfter = m_mmu->GetEgressBytes(out, prio);
+    if (outPrio != prio)
+    {
+        m.priority = outPrio; // re-tag (dateline class): rewrite the 802.1Q PCP too
+        RoceFrame::Sync(frame.packet, m);
+    }
+    const uint64_t qAfter = m_mmu->GetEgressBytes(out, outPrio);
     if (m_ecnEnabled && !m_ecnAtDequeue && (m.ecn == 1 || m.ecn == 2) &&
         ShouldMark(out, qAfter - bytes))
     {
         MarkCe(frame);
         ++m_marks;
-        m_ecnTrace(m_nodeId, out, prio, qAfter);
+        m_ecnTrace(m_nodeId, out, outPrio, qAfter);
     }
     ++m_forwarded;
-    frame.inPort = inPort | m_inPortTag;
-    m_enqueueTrace(m_nodeId, out, prio, qAfter);
+    frame.inPort = inPort | (static_cast<uint32_t>(prio) << kInPrioShift) | m_inPortTag;
+    m_enqueueTrace(m_nodeId, out, outPrio, qAfter);
     m_ports[out]->EnqueueFrame(std::move(frame));
 }
 
@@ -463,15 +493,16 @@ RdmaSwitch::NotifyTxComplete(Ptr<RdmaNetDevice> dev, const RdmaQueuedFrame& fram
     {
         return false;
     }
-    const uint32_t inPort = frame.inPort & ~kTransitTag;
+    const uint32_t inPort = frame.inPort & kInPortMask;
+    const uint8_t inPrio = (frame.inPort >> kInPrioShift) & 7;
     const uint32_t out = dev->GetPortIndex();
     const uint8_t prio = frame.meta.priority & 7;
     NS_ASSERT(inPort < m_ports.size() && out < m_ports.size());
-    const bool resume = m_mmu->Release(inPort, out, prio, frame.meta.frameBytes);
+    const bool resume = m_mmu->Release(inPort, inPrio, out, prio, frame.meta.frameBytes);
     m_dequeueTrace(m_nodeId, out, prio, m_mmu->GetEgressBytes(out, prio));
     if (resume)
     {
-        SendResume(inPort, prio);
+        SendResume(inPort, inPrio);
     }
     return true;
 }

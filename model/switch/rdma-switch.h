@@ -23,6 +23,7 @@
 #include "ns3/rdma-net-device.h"
 #include "ns3/traced-callback.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,9 @@ class RdmaSwitch : public Object
 
     /// Tag OR-ed into RdmaQueuedFrame::inPort of frames queued by a transit forwarder.
     static constexpr uint32_t kTransitTag = 0x80000000u;
+    /// RdmaQueuedFrame::inPort of queued frames: port | ingress priority << 24 | tag.
+    static constexpr uint32_t kInPrioShift = 24;
+    static constexpr uint32_t kInPortMask = 0x00FFFFFFu; //!< port bits of inPort
 
     /**
      * Add a port. The device must already be attached to its channel (its
@@ -79,6 +83,19 @@ class RdmaSwitch : public Object
     void SetEcnThresholds(uint32_t port, uint32_t kminBytes, uint32_t kmaxBytes, double pmax);
     /// \return ECN config of a port
     RdmaEcnConfig GetEcnThresholds(uint32_t port) const;
+
+    /**
+     * Re-tag frames of priority fromPrio that leave through port as toPrio
+     * (bytes and meta). Used for dateline classes that break the cyclic
+     * buffer dependency of rings under PFC (RdmaRoutingHelper::SetDateline).
+     * The ingress accounting and PFC stay on the arrival priority.
+     * \param port egress port
+     * \param fromPrio priority on arrival
+     * \param toPrio priority on departure
+     */
+    void SetPriorityRemap(uint32_t port, uint8_t fromPrio, uint8_t toPrio);
+    /// \return departure priority of prio frames leaving port \param port port \param prio prio
+    uint8_t GetPriorityRemap(uint32_t port, uint8_t prio) const;
 
     /**
      * Validate ECN parameters.
@@ -186,15 +203,17 @@ class RdmaSwitch : public Object
     void MarkCe(RdmaQueuedFrame& frame);                       //!< set CE in bytes and meta
     uint32_t NodeId() const;                                   //!< node id (or 0)
 
-    std::vector<Ptr<RdmaNetDevice>> m_ports; //!< ports
-    std::vector<RdmaEcnConfig> m_ecn;        //!< ECN config per port
-    std::vector<EventId> m_refresh;          //!< pause refresh per (port, prio)
-    std::vector<Time> m_pauseStart;          //!< start of the current pause per (port, prio)
-    std::vector<bool> m_watchdogFired;       //!< watchdog reported this pause
-    Ptr<SwitchMmu> m_mmu;                    //!< MMU
-    Ptr<RdmaForwardingTable> m_table;        //!< forwarding table
-    Ptr<UniformRandomVariable> m_rng;        //!< ECN randomness
-    uint32_t m_nodeId{0};                    //!< node id
+    std::vector<Ptr<RdmaNetDevice>> m_ports;     //!< ports
+    std::vector<RdmaEcnConfig> m_ecn;            //!< ECN config per port
+    std::vector<std::array<uint8_t, 8>> m_remap; //!< priority re-tag per egress port
+    std::vector<bool> m_remapPorts;              //!< port has a re-tag
+    std::vector<EventId> m_refresh;              //!< pause refresh per (port, prio)
+    std::vector<Time> m_pauseStart;              //!< start of the current pause per (port, prio)
+    std::vector<bool> m_watchdogFired;           //!< watchdog reported this pause
+    Ptr<SwitchMmu> m_mmu;                        //!< MMU
+    Ptr<RdmaForwardingTable> m_table;            //!< forwarding table
+    Ptr<UniformRandomVariable> m_rng;            //!< ECN randomness
+    uint32_t m_nodeId{0};                        //!< node id
 
     // attributes
     bool m_ecnEnabled;        //!< mark ECN

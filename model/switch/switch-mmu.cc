@@ -263,13 +263,14 @@ SwitchMmu::GetThreshold() const
 }
 
 SwitchMmu::AdmitResult
-SwitchMmu::Admit(uint32_t inPort, uint32_t outPort, uint8_t prio, uint32_t bytes)
+SwitchMmu::Admit(uint32_t inPort, uint8_t prio, uint32_t outPort, uint8_t outPrio, uint32_t bytes)
 {
     if (!m_finalized)
     {
         Finalize();
     }
-    NS_ASSERT(inPort < m_ports.size() && outPort < m_ports.size() && prio < kPrios);
+    NS_ASSERT(inPort < m_ports.size() && outPort < m_ports.size() && prio < kPrios &&
+              outPrio < kPrios);
     AdmitResult r;
     IngressQ& q = m_ports[inPort].in[prio];
     if (IsLossless(prio))
@@ -318,7 +319,7 @@ SwitchMmu::Admit(uint32_t inPort, uint32_t outPort, uint8_t prio, uint32_t bytes
             q.reserved += bytes;
         }
         else if (m_sharedUsed + bytes <= m_sharedPool &&
-                 static_cast<double>(m_ports[outPort].egress[prio] + bytes) <=
+                 static_cast<double>(m_ports[outPort].egress[outPrio] + bytes) <=
                      m_egressAlpha * static_cast<double>(m_sharedPool - m_sharedUsed))
         {
             q.shared += bytes;
@@ -331,7 +332,7 @@ SwitchMmu::Admit(uint32_t inPort, uint32_t outPort, uint8_t prio, uint32_t bytes
         }
     }
     Port& out = m_ports[outPort];
-    out.egress[prio] += bytes;
+    out.egress[outPrio] += bytes;
     out.egressTotal += bytes;
     out.egressMax = std::max(out.egressMax, out.egressTotal);
     return r;
@@ -348,9 +349,10 @@ SwitchMmu::CanResume(const IngressQ& q) const
 }
 
 bool
-SwitchMmu::Release(uint32_t inPort, uint32_t outPort, uint8_t prio, uint32_t bytes)
+SwitchMmu::Release(uint32_t inPort, uint8_t prio, uint32_t outPort, uint8_t outPrio, uint32_t bytes)
 {
-    NS_ASSERT(inPort < m_ports.size() && outPort < m_ports.size() && prio < kPrios);
+    NS_ASSERT(inPort < m_ports.size() && outPort < m_ports.size() && prio < kPrios &&
+              outPrio < kPrios);
     IngressQ& q = m_ports[inPort].in[prio];
     uint64_t rem = bytes;
     uint64_t d = std::min(q.headroom, rem);
@@ -363,7 +365,7 @@ SwitchMmu::Release(uint32_t inPort, uint32_t outPort, uint8_t prio, uint32_t byt
     d = std::min(q.reserved, rem);
     q.reserved -= d;
     Port& out = m_ports[outPort];
-    out.egress[prio] -= std::min<uint64_t>(out.egress[prio], bytes);
+    out.egress[outPrio] -= std::min<uint64_t>(out.egress[outPrio], bytes);
     out.egressTotal -= std::min<uint64_t>(out.egressTotal, bytes);
     if (q.paused && CanResume(q))
     {

@@ -126,24 +126,50 @@ class SwitchMmu : public Object
     void Finalize();
 
     /**
-     * Admit a frame arriving on inPort for egress outPort.
+     * Admit a frame arriving on inPort (priority inPrio) for egress outPort
+     * (priority outPrio; differs from inPrio only where a switch re-tags frames,
+     * e.g. dateline classes on rings).
      * \param inPort ingress port
+     * \param inPrio ingress priority (ingress accounting, PFC, lossless-ness)
      * \param outPort egress port
-     * \param prio priority
+     * \param outPrio egress priority (egress accounting)
      * \param bytes frame bytes
      * \return verdict and pause transition
      */
-    AdmitResult Admit(uint32_t inPort, uint32_t outPort, uint8_t prio, uint32_t bytes);
+    AdmitResult Admit(uint32_t inPort,
+                      uint8_t inPrio,
+                      uint32_t outPort,
+                      uint8_t outPrio,
+                      uint32_t bytes);
+
+    /// Admit with the same priority at ingress and egress \return see above
+    /// \param inPort ingress \param outPort egress \param prio priority \param bytes size
+    AdmitResult Admit(uint32_t inPort, uint32_t outPort, uint8_t prio, uint32_t bytes)
+    {
+        return Admit(inPort, prio, outPort, prio, bytes);
+    }
 
     /**
      * Release a frame that left outPort.
      * \param inPort ingress port it came from
+     * \param inPrio its ingress priority
      * \param outPort egress port
-     * \param prio priority
+     * \param outPrio its egress priority
      * \param bytes frame bytes
-     * \return true if the ingress (inPort, prio) leaves PAUSE now (send resume)
+     * \return true if the ingress (inPort, inPrio) leaves PAUSE now (send resume)
      */
-    bool Release(uint32_t inPort, uint32_t outPort, uint8_t prio, uint32_t bytes);
+    bool Release(uint32_t inPort,
+                 uint8_t inPrio,
+                 uint32_t outPort,
+                 uint8_t outPrio,
+                 uint32_t bytes);
+
+    /// Release with the same priority at ingress and egress \return see above
+    /// \param inPort ingress \param outPort egress \param prio priority \param bytes size
+    bool Release(uint32_t inPort, uint32_t outPort, uint8_t prio, uint32_t bytes)
+    {
+        return Release(inPort, prio, outPort, prio, bytes);
+    }
 
     /// \return true if the ingress (port, prio) is in PAUSE state
     bool IsPaused(uint32_t port, uint8_t prio) const;
