@@ -201,6 +201,17 @@ class MmuHeadroomTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(res->GetIngressSharedBytes(0, 3), 1000u, "5th goes to shared");
         NS_TEST_ASSERT_MSG_EQ(res->GetEgressBytes(1, 3), 5000u, "egress accounting");
         NS_TEST_ASSERT_MSG_EQ(res->GetMaxEgressPortBytes(1), 5000u, "egress peak");
+
+        // re-tagged frame (dateline): ingress on priority 3, egress on priority 4
+        Ptr<SwitchMmu> vc = MakeMmu(200000, 1.0, 10000);
+        vc->Admit(0, 3, 1, 4, 1000);
+        NS_TEST_ASSERT_MSG_EQ(vc->GetIngressBytes(0, 3), 1000u, "ingress on arrival priority");
+        NS_TEST_ASSERT_MSG_EQ(vc->GetEgressBytes(1, 4), 1000u, "egress on departure priority");
+        NS_TEST_ASSERT_MSG_EQ(vc->GetEgressBytes(1, 3), 0u, "not on the arrival priority");
+        vc->Release(0, 3, 1, 4, 1000);
+        NS_TEST_ASSERT_MSG_EQ(vc->GetIngressBytes(0, 3) + vc->GetEgressPortBytes(1),
+                              0u,
+                              "released");
     }
 };
 
