@@ -548,11 +548,19 @@ RdmaSwitch::RefreshPause(uint32_t port, uint8_t prio)
         NS_LOG_WARN(GetName() << " port " << port << " priority " << unsigned(prio)
                               << " paused for " << (Simulator::Now() - m_pauseStart[k]).As(Time::US)
                               << ": possible PFC deadlock");
-        std::cerr << "astra-sim warning: " << GetName() << " port " << port << " priority "
-                  << unsigned(prio) << " has been PFC-paused for "
-                  << (Simulator::Now() - m_pauseStart[k]).As(Time::US)
-                  << " (PfcWatchdog): possible PFC deadlock (cyclic buffer dependency)"
-                  << std::endl;
+        if (m_watchdogEvents <= 4)
+        {
+            std::cerr << "astra-sim warning: " << GetName() << " port " << port << " priority "
+                      << unsigned(prio) << " has been PFC-paused for "
+                      << (Simulator::Now() - m_pauseStart[k]).As(Time::US)
+                      << " (PfcWatchdog): possible PFC deadlock (cyclic buffer dependency)"
+                      << std::endl;
+            if (m_watchdogEvents == 4)
+            {
+                std::cerr << "astra-sim warning: " << GetName()
+                          << ": further PfcWatchdog reports only traced/counted" << std::endl;
+            }
+        }
         m_watchdogTrace(m_nodeId, port, prio);
     }
     SendPause(port, prio, true);
