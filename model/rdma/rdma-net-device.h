@@ -10,6 +10,39 @@
  * Ownership: the node-level owner (RdmaSwitch on switches, RdmaHostStack on
  * hosts) installs an RxHandler, and on hosts a FrameSource that the device
  * polls for data frames whenever it could transmit.
+ *
+ * Semantics (implementation notes for the owners):
+ * - Selection order when the port is free: pending PFC frame (never paused) >
+ *   control priorities (attribute ControlPriorities, default 6 and 7; highest
+ *   first; subject to PFC pause like any priority) > data. Data: the frame
+ *   source and the data queues alternate (one frame each when both have one);
+ *   among data queues DWRR (DwrrQuantum x DataWeights[p] bytes per turn).
+ * - Serialization time = (frameBytes + 20) x 8 / rate, in Time steps; the
+ *   division remainder is carried to the next frame, so N back-to-back frames
+ *   take exactly floor(N x bits / rate). GetTxTime() returns the floor without
+ *   carry.
+ * - Events: one transmit-complete per frame (the next frame starts in the same
+ *   event) and one reception event per frame (RdmaChannel). The frame source is
+ *   polled at each transmit-complete and on NotifySourceReady(); nextTry is an
+ *   ABSOLUTE time; a single wake-up event is kept (an earlier nextTry replaces a
+ *   later one; times <= now are moved to now + 1 step).
+ * - Handlers: DequeueHandler(dev, frame&) runs just before serialization of a
+ *   queued or source frame (not PFC) and may change the meta (INT, ECN, and
+ *   frameBytes which then sets the tx time); TxHandler(dev, frame) at the end of
+ *   serialization (not PFC). Enqueue/Send calls made from inside handlers or
+ *   from DequeueFrame are safe: selection is re-run once, never nested.
+ * - PFC reaction: quanta q > 0 pauses for floor(q x 512 / rate) from the arrival
+ *   of the PFC frame; a later frame replaces the expiry (longer or shorter);
+ *   q = 0 resumes at once; the frame on the wire finishes. One timer per
+ *   priority, re-armed lazily (no pile-up). PFC frames are consumed (PfcRx,
+ *   PauseState traces), not passed to the RxHandler. SendPfc() coalesces calls
+ *   made before the pending PFC frame starts into one multi-class frame.
+ * - ReceiveErrorModel applies to every received frame (PFC included): dropped
+ *   frames are counted (GetDrops) and traced (Drop, DROP_RX_ERROR).
+ * - MAC address: SetAddress() value, else 02:nn:nn:nn:pp:pp from node id and
+ *   port index (used as the PFC source). RoCE frames carry the MACs chosen by
+ *   RoceFrame::Build (derived from the IPs by default).
+ * - Not supported: NetDevice::Send (returns false); cross-rank (MPI) channels.
  */
 
 #ifndef RDMA_NET_DEVICE_H
@@ -19,14 +52,19 @@
 
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
+#include "ns3/error-model.h"
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
+#include "ns3/node.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
+#include "ns3/pcap-file-wrapper.h"
+#include "ns3/trace-helper.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -81,9 +119,9 @@ class RdmaNetDevice : public NetDevice
     /// Handler told when a frame from a queue finished serialization.
     using TxHandler = Callback<void, Ptr<RdmaNetDevice>, const RdmaQueuedFrame&>;
 
-    bool Attach(Ptr<RdmaChannel> ch); //!< attach to a channel \return success
-    void SetRxHandler(RxHandler h);   //!< set the receive handler
-    void SetTxHandler(TxHandler h);   //!< set the transmit-complete handler
+    bool Attach(Ptr<RdmaChannel> ch);          //!< attach to a channel \return success
+    void SetRxHandler(RxHandler h);            //!< set the receive handler
+    void SetTxHandler(TxHandler h);            //!< set the transmit-complete handler
     void SetFrameSource(RdmaFrameSource* src); //!< host NICs: data frame source
     /// Tell the device the frame source may have a frame now (wakes an idle port).
     void NotifySourceReady();
@@ -93,16 +131,16 @@ class RdmaNetDevice : public NetDevice
     /// Send a PFC frame for one priority (quanta 0 = resume); bypasses the data queues.
     void SendPfc(uint8_t priority, uint16_t quanta);
 
-    bool IsPaused(uint8_t priority) const;         //!< \return PFC pause state
-    uint8_t GetPausedMask() const;                 //!< \return bit mask of paused priorities
-    uint32_t GetQueueBytes(uint8_t priority) const; //!< \return bytes queued
+    bool IsPaused(uint8_t priority) const;           //!< \return PFC pause state
+    uint8_t GetPausedMask() const;                   //!< \return bit mask of paused priorities
+    uint32_t GetQueueBytes(uint8_t priority) const;  //!< \return bytes queued
     uint32_t GetQueueFrames(uint8_t priority) const; //!< \return frames queued
-    uint64_t GetTxBytes() const;                   //!< \return frame bytes sent so far
-    DataRate GetDataRate() const;                  //!< \return link rate
-    Time GetTxTime(uint32_t frameBytes) const;     //!< \return serialization time incl. wire overhead
-    Ptr<RdmaChannel> GetRdmaChannel() const;       //!< \return the channel
-    uint32_t GetPortIndex() const;                 //!< \return index on the node (set by the owner)
-    void SetPortIndex(uint32_t i);                 //!< set port index
+    uint64_t GetTxBytes() const;                     //!< \return frame bytes sent so far
+    DataRate GetDataRate() const;                    //!< \return link rate
+    Time GetTxTime(uint32_t frameBytes) const; //!< \return serialization time incl. wire overhead
+    Ptr<RdmaChannel> GetRdmaChannel() const;   //!< \return the channel
+    uint32_t GetPortIndex() const;             //!< \return index on the node (set by the owner)
+    void SetPortIndex(uint32_t i);             //!< set port index
 
     /// Called by RdmaChannel when a frame's last bit arrived.
     void Receive(RdmaQueuedFrame& frame);
@@ -136,7 +174,210 @@ class RdmaNetDevice : public NetDevice
     void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
     bool SupportsSendFrom() const override;
 
-    // (private members are the implementer's choice)
+    // ------------------------------------------------------------------ additions
+
+    /// Why a frame was dropped by the device (Drop trace source).
+    enum DropReason : uint8_t
+    {
+        DROP_RX_ERROR = 0,   //!< corrupted by the ReceiveErrorModel
+        DROP_NO_HANDLER = 1, //!< received with no RxHandler installed
+        DROP_NO_CHANNEL = 2, //!< enqueued on a device without a (complete) channel
+    };
+
+    /**
+     * Handler called when a frame leaves a queue (or the frame source) and is about
+     * to be serialized; it may modify meta (INT push, ECN mark at dequeue).
+     */
+    using DequeueHandler = Callback<void, Ptr<RdmaNetDevice>, RdmaQueuedFrame&>;
+    void SetDequeueHandler(DequeueHandler h); //!< set the dequeue handler
+
+    /// Trace signature of a frame event (MacTx, MacRx).
+    using FrameTracedCallback = void (*)(const RdmaQueuedFrame& frame);
+    /// Trace signature of a drop.
+    using DropTracedCallback = void (*)(const RdmaQueuedFrame& frame, uint8_t reason);
+    /// Trace signature of a queue change (Enqueue, Dequeue): priority, bytes now queued.
+    using QueueTracedCallback = void (*)(uint8_t priority, uint32_t queueBytes);
+    /// Trace signature of a PFC frame (PfcRx, PfcTx): one call per enabled class.
+    using PfcTracedCallback = void (*)(uint8_t priority, uint16_t quanta);
+    /// Trace signature of pause state changes: priority, paused (true) / resumed (false).
+    using PauseTracedCallback = void (*)(uint8_t priority, bool paused);
+
+    void SetDataRate(DataRate rate); //!< set the link rate (> 0)
+    uint64_t GetTxFrames() const;    //!< \return frames sent (incl. PFC)
+    uint64_t GetRxFrames() const;    //!< \return frames received (incl. PFC, excl. drops)
+    uint64_t GetRxBytes() const;     //!< \return frame bytes received
+    uint64_t GetDrops() const;       //!< \return frames dropped (all reasons)
+    uint64_t GetPfcRxFrames() const; //!< \return PFC frames received
+    uint64_t GetPfcTxFrames() const; //!< \return PFC frames sent
+    /// \return total time priority p was paused (incl. an ongoing pause) \param p priority
+    Time GetPauseTime(uint8_t p) const;
+    /// \return the time a pause of priority p expires (past if not paused) \param p priority
+    Time GetPauseExpiry(uint8_t p) const;
+    bool IsBusy() const; //!< \return true while a frame is being serialized
+    /// Set the error model applied to received frames (also attribute ReceiveErrorModel).
+    void SetReceiveErrorModel(Ptr<ErrorModel> em);
+    /// \return the number of priorities served strictly (ControlPriorities bit mask)
+    uint8_t GetControlPriorities() const;
+
+    /**
+     * Write a pcap (DLT_EN10MB) of every frame this device sends and receives
+     * (file name prefix-NODE-IFINDEX.pcap as ns-3's pcap helpers; with explicitFilename
+     * the prefix is the file name).
+     * \param prefix file name prefix
+     * \param dev the device
+     * \param explicitFilename use prefix as the complete file name
+     * \return the file (Close() it to flush before reading it during the run)
+     */
+    static Ptr<PcapFileWrapper> EnablePcap(std::string prefix,
+                                           Ptr<RdmaNetDevice> dev,
+                                           bool explicitFilename = false);
+
+  protected:
+    void DoDispose() override;
+    void DoInitialize() override;
+
+  private:
+    friend class RdmaChannel;
+    class TxCompleteEvent; //!< transmit-complete event (defined in the .cc)
+
+    /// Growable ring buffer of frames (no allocation per frame once grown).
+    class FrameRing
+    {
+      public:
+        bool Empty() const
+        {
+            return m_size == 0;
+        }
+
+        uint32_t Size() const
+        {
+            return m_size;
+        }
+
+        RdmaQueuedFrame& Front()
+        {
+            return m_buf[m_head];
+        }
+
+        void Push(RdmaQueuedFrame&& f);
+        void Pop(RdmaQueuedFrame& out);
+        void Clear();
+
+      private:
+        std::vector<RdmaQueuedFrame> m_buf; //!< storage (power-of-two size)
+        uint32_t m_head{0};                 //!< index of the front
+        uint32_t m_size{0};                 //!< frames held
+    };
+
+    void StartNext();                       //!< start serializing the next eligible frame
+    void StartTransmit(RdmaQueuedFrame& f); //!< begin serialization of f
+    void TransmitComplete();                //!< end of serialization
+    bool PickDataQueue(uint8_t eligible, uint8_t& prio);    //!< DWRR choice among data queues
+    void PopQueue(uint8_t prio, RdmaQueuedFrame& out);      //!< dequeue with accounting
+    void HandlePfc(const RdmaQueuedFrame& f);               //!< react to a received PFC frame
+    void Pause(uint8_t p, uint16_t quanta);                 //!< pause p for quanta
+    void Resume(uint8_t p);                                 //!< resume p now
+    void PauseExpire(uint8_t p);                            //!< pause timer of p
+    void WakeUp();                                          //!< frame source wake-up
+    void ScheduleWake(Time at);                             //!< (re)schedule the single wake-up
+    uint64_t NextTxTicks(uint32_t frameBytes);              //!< tx time with carry (ticks)
+    uint64_t BitTicks(uint64_t bits) const;                 //!< floor(bits / rate) in ticks
+    void SetDataWeights(std::string s);                     //!< parse DataWeights
+    std::string GetDataWeights() const;                     //!< print DataWeights
+    void DropFrame(const RdmaQueuedFrame& f, DropReason r); //!< account and trace a drop
+    std::string Name() const;                               //!< "node N port P" for messages
+
+    // configuration
+    DataRate m_rate;                               //!< link rate
+    uint64_t m_bps{0};                             //!< link rate in bit/s
+    uint64_t m_ticksPerSecond{0};                  //!< Time resolution ticks per second
+    uint16_t m_mtu{9000};                          //!< IP MTU
+    bool m_pfcEnabled{true};                       //!< react to received PFC frames
+    uint8_t m_controlMask{0xC0};                   //!< strict priorities
+    uint32_t m_dwrrQuantum{1500};                  //!< DWRR quantum per unit weight (bytes)
+    uint32_t m_weights[8]{1, 1, 1, 1, 1, 1, 1, 1}; //!< DWRR weights
+    Ptr<ErrorModel> m_receiveErrorModel;           //!< receive error model
+
+    // wiring
+    Ptr<RdmaChannel> m_channel;                          //!< link
+    Ptr<Node> m_node;                                    //!< node
+    uint32_t m_contextId{0};                             //!< node id (event context)
+    uint32_t m_ifIndex{0};                               //!< interface index
+    uint32_t m_portIndex{0};                             //!< port index (owner's numbering)
+    Mac48Address m_address;                              //!< MAC
+    bool m_addressSet{false};                            //!< SetAddress was called
+    RxHandler m_rxHandler;                               //!< receive handler
+    TxHandler m_txHandler;                               //!< tx-complete handler
+    DequeueHandler m_dequeueHandler;                     //!< dequeue handler
+    RdmaFrameSource* m_source{nullptr};                  //!< host frame source
+    NetDevice::ReceiveCallback m_rxCallback;             //!< unused (ns-3 API)
+    NetDevice::PromiscReceiveCallback m_promiscCallback; //!< unused (ns-3 API)
+    TracedCallback<> m_linkChange;                       //!< link change callbacks
+
+    // queues and transmitter
+    FrameRing m_queue[8];       //!< per-priority FIFOs
+    uint32_t m_queueBytes[8]{}; //!< bytes per priority
+    uint8_t m_nonEmpty{0};      //!< bit p = queue p non-empty
+    uint8_t m_pausedMask{0};    //!< bit p = priority p paused
+    bool m_pfcPending{false};   //!< a PFC frame waits for the port
+    RdmaMeta m_pfcMeta;         //!< pending PFC frame contents
+    bool m_busy{false};         //!< serializing
+    bool m_selecting{false};    //!< inside StartNext / TxHandler (no re-entry)
+    bool m_kick{false};         //!< re-run selection after re-entrant enqueue
+    bool m_preferSource{false}; //!< round-robin between frame source and queues
+    RdmaQueuedFrame m_current;  //!< frame being serialized (kept for TxHandler)
+    uint64_t m_txCarry{0};      //!< remainder of tx time division (bit*ticks)
+    uint8_t m_dwrrCur{0};       //!< DWRR current priority
+    bool m_dwrrTurn{false};     //!< DWRR: quantum already added for this turn
+    int64_t m_deficit[8]{};     //!< DWRR deficits
+    EventId m_wakeEvent;        //!< frame source wake-up
+    EventId m_txEvent;          //!< transmit-complete event
+
+    // PFC reaction
+    Time m_pauseUntil[8];    //!< expiry per priority
+    Time m_pauseStart[8];    //!< start of the current pause
+    Time m_pauseTotal[8];    //!< accumulated pause time
+    EventId m_pauseEvent[8]; //!< expiry timers
+
+    // counters
+    uint64_t m_txFrames{0}; //!< frames sent
+    uint64_t m_txBytes{0};  //!< bytes sent
+    uint64_t m_rxFrames{0}; //!< frames received
+    uint64_t m_rxBytes{0};  //!< bytes received
+    uint64_t m_drops{0};    //!< drops
+    uint64_t m_pfcRx{0};    //!< PFC frames received
+    uint64_t m_pfcTx{0};    //!< PFC frames sent
+
+    // trace sources
+    TracedCallback<const RdmaQueuedFrame&> m_macTxTrace;         //!< MacTx
+    TracedCallback<const RdmaQueuedFrame&> m_macRxTrace;         //!< MacRx
+    TracedCallback<const RdmaQueuedFrame&, uint8_t> m_dropTrace; //!< Drop
+    TracedCallback<uint8_t, uint32_t> m_enqueueTrace;            //!< Enqueue
+    TracedCallback<uint8_t, uint32_t> m_dequeueTrace;            //!< Dequeue
+    TracedCallback<uint8_t, uint16_t> m_pfcRxTrace;              //!< PfcRx
+    TracedCallback<uint8_t, uint16_t> m_pfcTxTrace;              //!< PfcTx
+    TracedCallback<uint8_t, bool> m_pauseTrace;                  //!< PauseState
+    TracedCallback<Ptr<const Packet>> m_snifferTrace;            //!< Sniffer
+    TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace;     //!< PromiscSniffer
+};
+
+/**
+ * \ingroup astra-sim
+ * Pcap (DLT_EN10MB) for RdmaNetDevices with ns-3's usual EnablePcap overloads
+ * (device, container, node, EnablePcapAll). Devices of other types are skipped.
+ * Each file holds the frames the device sent and received (promiscuous or not).
+ */
+class RdmaPcapHelper : public PcapHelperForDevice
+{
+  public:
+    RdmaPcapHelper() = default;
+    ~RdmaPcapHelper() override = default;
+
+  private:
+    void EnablePcapInternal(std::string prefix,
+                            Ptr<NetDevice> nd,
+                            bool promiscuous,
+                            bool explicitFilename) override;
 };
 
 } // namespace ns3

@@ -1,0 +1,287 @@
+#include "rdma-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/rdma-channel.h"
+#include "ns3/rdma-forwarding-table.h"
+#include "ns3/rdma-host-stack.h"
+#include "ns3/rdma-node-info.h"
+#include "ns3/rdma-switch.h"
+#include "ns3/rdma-transit-forwarder.h"
+#include "ns3/roce-header.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaHelper");
+
+RdmaHelper::RdmaHelper()
+{
+    m_deviceFactory.SetTypeId("ns3::RdmaNetDevice");
+    m_channelFactory.SetTypeId("ns3::RdmaChannel");
+    m_switchFactory.SetTypeId("ns3::RdmaSwitch");
+    m_forwarderFactory.SetTypeId("ns3::RdmaTransitForwarder");
+    SetHostStackType(m_hostType);
+}
+
+void
+RdmaHelper::SetDeviceAttribute(std::string n, const AttributeValue& v)
+{
+    m_deviceFactory.Set(n, v);
+}
+
+void
+RdmaHelper::SetChannelAttribute(std::string n, const AttributeValue& v)
+{
+    m_channelFactory.Set(n, v);
+}
+
+void
+RdmaHelper::SetSwitchAttribute(std::string n, const AttributeValue& v)
+{
+    m_switchFactory.Set(n, v);
+    m_forwarderFactory.Set(n, v);
+}
+
+void
+RdmaHelper::SetMmuAttribute(std::string n, const AttributeValue& v)
+{
+    // validate the name now rather than at Install
+    TypeId::AttributeInformation info;
+    NS_ABORT_MSG_IF(!TypeId::LookupByName("ns3::SwitchMmu").LookupAttributeByName(n, &info),
+                    "RdmaHelper::SetMmuAttribute: ns3::SwitchMmu has no attribute " << n);
+    m_mmuAttributes.emplace_back(n, v.Copy());
+}
+
+void
+RdmaHelper::SetHostStackAttribute(std::string n, const AttributeValue& v)
+{
+    NS_ABORT_MSG_IF(m_hostType.empty(), "RdmaHelper: no host stack type set");
+    m_hostFactory.Set(n, v);
+}
+
+void
+RdmaHelper::SetForwarderAttribute(std::string n, const AttributeValue& v)
+{
+    m_forwarderFactory.Set(n, v);
+}
+
+void
+RdmaHelper::SetHostStackType(std::string tid)
+{
+    m_hostType = tid;
+    if (!tid.empty())
+    {
+        TypeId t;
+        if (TypeId::LookupByNameFailSafe(tid, &t))
+        {
+            m_hostFactory = ObjectFactory();
+            m_hostFactory.SetTypeId(t);
+        }
+        else
+        {
+            NS_LOG_WARN("RdmaHelper: host stack TypeId " << tid << " not found; hosts get none");
+            m_hostType.clear();
+        }
+    }
+}
+
+void
+RdmaHelper::ConfigureMmu(Ptr<RdmaSwitch> obj)
+{
+    for (const auto& a : m_mmuAttributes)
+    {
+        obj->GetMmu()->SetAttribute(a.first, *a.second);
+    }
+}
+
+void
+RdmaHelper::InstallHosts(NodeContainer hosts)
+{
+    for (auto it = hosts.Begin(); it != hosts.End(); ++it)
+    {
+        Ptr<Node> node = *it;
+        NS_ABORT_MSG_IF(node->GetObject<RdmaNodeInfo>(),
+                        "RdmaHelper::InstallHosts: node " << node->GetId() << " already installed");
+        const uint32_t idx = m_nextHost++;
+        Ptr<RdmaNodeInfo> info = CreateObject<RdmaNodeInfo>();
+        info->SetHost(idx);
+        node->AggregateObject(info);
+        node->AggregateObject(CreateObject<RdmaForwardingTable>());
+        if (!m_hostType.empty())
+        {
+            Ptr<Object> stack = m_hostFactory.Create<Object>();
+            node->AggregateObject(stack);
+            Ptr<RdmaHostStack> hs = DynamicCast<RdmaHostStack>(stack);
+            if (hs)
+            {
+                hs->SetHostIndex(idx);
+                hs->SetIpv4(Ipv4Address(RdmaAddressing::HostIndexToIp(idx)));
+            }
+        }
+    }
+}
+
+void
+RdmaHelper::Install(NodeContainer switches)
+{
+    for (auto it = switches.Begin(); it != switches.End(); ++it)
+    {
+        Ptr<Node> node = *it;
+        NS_ABORT_MSG_IF(node->GetObject<RdmaNodeInfo>(),
+                        "RdmaHelper::Install: node " << node->GetId() << " already installed");
+        Ptr<RdmaNodeInfo> info = CreateObject<RdmaNodeInfo>();
+        info->SetSwitch();
+        node->AggregateObject(info);
+        Ptr<RdmaSwitch> sw = m_switchFactory.Create<RdmaSwitch>();
+        ConfigureMmu(sw);
+        Ptr<RdmaForwardingTable> table = sw->GetForwardingTable();
+        table->SetSeed(node->GetId() * 2654435761u + 0x5EED);
+        node->AggregateObject(sw);
+        node->AggregateObject(table);
+    }
+}
+
+void
+RdmaHelper::EnableHostTransit(NodeContainer hosts)
+{
+    for (auto it = hosts.Begin(); it != hosts.End(); ++it)
+    {
+        Ptr<Node> node = *it;
+        Ptr<RdmaNodeInfo> info = node->GetObject<RdmaNodeInfo>();
+        NS_ABORT_MSG_IF(!info || !info->IsHost(),
+                        "RdmaHelper::EnableHostTransit: node " << node->GetId()
+                                                               << " is not a host");
+        if (node->GetObject<RdmaTransitForwarder>())
+        {
+            continue;
+        }
+        Ptr<RdmaTransitForwarder> fwd = m_forwarderFactory.Create<RdmaTransitForwarder>();
+        ConfigureMmu(fwd);
+        Ptr<RdmaForwardingTable> table = node->GetObject<RdmaForwardingTable>();
+        table->SetSeed(node->GetId() * 2654435761u + 0x5EED);
+        fwd->SetForwardingTable(table);
+        node->AggregateObject(fwd);
+        for (uint32_t i = 0; i < info->GetNPorts(); ++i)
+        {
+            fwd->AddHostPort(info->GetPort(i));
+        }
+    }
+}
+
+void
+RdmaHelper::AddPortToNode(Ptr<Node> node, Ptr<RdmaNetDevice> dev)
+{
+    Ptr<RdmaNodeInfo> info = node->GetObject<RdmaNodeInfo>();
+    NS_ABORT_MSG_IF(!info,
+                    "RdmaHelper::Connect: node " << node->GetId()
+                                                 << " is neither a host nor a switch: call "
+                                                    "InstallHosts()/Install() first");
+    info->AddPort(dev);
+    if (info->IsHost())
+    {
+        Ptr<RdmaHostStack> hs = node->GetObject<RdmaHostStack>();
+        if (hs)
+        {
+            hs->AddPort(dev);
+        }
+        Ptr<RdmaTransitForwarder> fwd = node->GetObject<RdmaTransitForwarder>();
+        if (fwd)
+        {
+            fwd->AddHostPort(dev);
+        }
+    }
+    else
+    {
+        node->GetObject<RdmaSwitch>()->AddPort(dev);
+    }
+}
+
+std::pair<Ptr<RdmaNetDevice>, Ptr<RdmaNetDevice>>
+RdmaHelper::Connect(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay)
+{
+    NS_ABORT_MSG_IF(a == b, "RdmaHelper::Connect: a node cannot be linked to itself");
+    Ptr<RdmaChannel> ch = m_channelFactory.Create<RdmaChannel>();
+    ch->SetDelay(delay);
+    Ptr<RdmaNetDevice> devs[2];
+    Ptr<Node> nodes[2] = {a, b};
+    for (int i = 0; i < 2; ++i)
+    {
+        Ptr<RdmaNetDevice> d = m_deviceFactory.Create<RdmaNetDevice>();
+        d->SetDataRate(rate);
+        Ptr<RdmaNodeInfo> info = nodes[i]->GetObject<RdmaNodeInfo>();
+        const uint32_t port = info ? info->GetNPorts() : 0;
+        d->SetAddress(RoceFrame::MacFromNodePort(nodes[i]->GetId(), port));
+        nodes[i]->AddDevice(d);
+        d->Attach(ch);
+        devs[i] = d;
+        m_devices.Add(d);
+    }
+    AddPortToNode(a, devs[0]);
+    AddPortToNode(b, devs[1]);
+    return {devs[0], devs[1]};
+}
+
+NetDeviceContainer
+RdmaHelper::GetDevices() const
+{
+    return m_devices;
+}
+
+uint32_t
+RdmaHelper::GetNHosts() const
+{
+    return m_nextHost;
+}
+
+void
+RdmaHelper::EnablePcap(std::string prefix, NodeContainer nodes)
+{
+    for (auto it = nodes.Begin(); it != nodes.End(); ++it)
+    {
+        for (uint32_t i = 0; i < (*it)->GetNDevices(); ++i)
+        {
+            Ptr<RdmaNetDevice> d = DynamicCast<RdmaNetDevice>((*it)->GetDevice(i));
+            if (d)
+            {
+                RdmaNetDevice::EnablePcap(prefix, d);
+            }
+        }
+    }
+}
+
+int64_t
+RdmaHelper::AssignStreams(NodeContainer nodes, int64_t stream)
+{
+    int64_t used = 0;
+    for (auto it = nodes.Begin(); it != nodes.End(); ++it)
+    {
+        Ptr<RdmaSwitch> sw = (*it)->GetObject<RdmaSwitch>();
+        if (sw)
+        {
+            used += sw->AssignStreams(stream + used);
+        }
+        Ptr<RdmaTransitForwarder> fwd = (*it)->GetObject<RdmaTransitForwarder>();
+        if (fwd && PeekPointer(fwd) != PeekPointer(sw))
+        {
+            used += fwd->AssignStreams(stream + used);
+        }
+    }
+    return used;
+}
+
+uint32_t
+RdmaHelper::GetHostIndex(Ptr<Node> node)
+{
+    Ptr<RdmaNodeInfo> info = node->GetObject<RdmaNodeInfo>();
+    return info && info->IsHost() ? info->GetHostIndex() : RdmaAddressing::kInvalidHost;
+}
+
+Ipv4Address
+RdmaHelper::GetHostAddress(uint32_t hostIndex)
+{
+    return Ipv4Address(RdmaAddressing::HostIndexToIp(hostIndex));
+}
+
+} // namespace ns3

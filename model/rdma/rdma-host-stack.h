@@ -1,0 +1,267 @@
+/*
+ * RdmaHostStack: the RoCEv2 RC transport of one host (the NIC's transport
+ * engine), aggregated to the Node. It owns the host's RdmaNetDevice ports,
+ * implements RdmaFrameSource for each of them (QP scheduling and pacing) and
+ * is their RxHandler (data, ACK/NAK, CNP).
+ *
+ * Usage:
+ *   Ptr<RdmaHostStack> s = CreateObject<RdmaHostStack>();
+ *   node->AggregateObject(s);
+ *   s->SetHostIndex(i); s->SetIpv4(ip);      // normally done by RdmaHelper
+ *   s->AddPort(dev);
+ *   Ptr<RdmaQueuePair> qp = s->GetOrCreateQp(dstHost, priority, sport);
+ *   s->PostWrite(qp, bytes, tag);             // completion: trace sources / callbacks
+ *
+ * Connection set-up is out of band (as with RDMA CM): GetOrCreateQp finds the
+ * destination host's stack in a per-simulation registry (by host index),
+ * creates both ends and exchanges QP numbers and initial PSNs. The responder
+ * learns the user tag and post time of a message from its connected peer QP
+ * (the simulator's equivalent of immediate data); everything else (message
+ * boundaries, PSNs, ACK/NAK, CNP) is driven by the frames on the wire.
+ *
+ * Per-packet path: no maps, no strings, no allocation except the frame's
+ * Packet; QPs with data are kept in a per-port active list served round robin.
+ */
+
+#ifndef RDMA_HOST_STACK_H
+#define RDMA_HOST_STACK_H
+
+#include "rdma-congestion-ops.h"
+#include "rdma-net-device.h"
+#include "rdma-queue-pair.h"
+
+#include "ns3/ipv4-address.h"
+#include "ns3/node.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+#include "ns3/type-id.h"
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup astra-sim
+ * Transport counters of one host.
+ */
+struct RdmaHostStats
+{
+    uint64_t dataPktsSent{0};   //!< data packets sent (incl. retransmissions)
+    uint64_t dataBytesSent{0};  //!< payload bytes sent (incl. retransmissions)
+    uint64_t retxPkts{0};       //!< data packets sent again (go-back-N / timeout)
+    uint64_t dataPktsRcvd{0};   //!< data packets received (any order)
+    uint64_t outOfOrderPkts{0}; //!< data packets dropped as out of order
+    uint64_t dupPkts{0};        //!< duplicate data packets (already accepted)
+    uint64_t acksSent{0};       //!< ACKs sent
+    uint64_t acksRcvd{0};       //!< ACKs received
+    uint64_t naksSent{0};       //!< NAKs sent
+    uint64_t naksRcvd{0};       //!< NAKs received
+    uint64_t cnpsSent{0};       //!< CNPs sent
+    uint64_t cnpsRcvd{0};       //!< CNPs received
+    uint64_t timeouts{0};       //!< retransmission timeouts
+    uint64_t msgsSent{0};       //!< messages acknowledged (sender completions)
+    uint64_t msgsRcvd{0};       //!< messages received (receiver completions)
+    uint64_t unknownQp{0};      //!< frames for an unknown QP (dropped)
+    uint64_t notForMe{0};       //!< frames for another host without a transit forwarder
+};
+
+/**
+ * \ingroup astra-sim
+ * RoCEv2 RC transport of one host.
+ */
+class RdmaSwitch;
+
+class RdmaHostStack : public Object
+{
+  public:
+    /// Message completion callback for C++ users (network backend).
+    using MessageCallback = Callback<void, const RdmaMessageInfo&>;
+
+    /// Trace signature of RxMessageComplete / TxMessageComplete.
+    typedef void (*MessageTracedCallback)(const RdmaMessageInfo& info);
+    /// Trace signature of QpRateChange: host, local qpn, old and new rate (bit/s).
+    typedef void (*RateTracedCallback)(uint32_t host,
+                                       uint32_t qpn,
+                                       uint64_t oldBps,
+                                       uint64_t newBps);
+    /// Trace signature of CnpSent / CnpReceived: host, local qpn.
+    typedef void (*QpTracedCallback)(uint32_t host, uint32_t qpn);
+    /// Trace signature of NakSent / NakReceived: host, local qpn, PSN.
+    typedef void (*PsnTracedCallback)(uint32_t host, uint32_t qpn, uint32_t psn);
+    /// Trace signature of Timeout: host, local qpn, snd_una (bytes).
+    typedef void (*TimeoutTracedCallback)(uint32_t host, uint32_t qpn, uint64_t sndUna);
+
+    static TypeId GetTypeId(); //!< \return the TypeId
+    RdmaHostStack();
+    ~RdmaHostStack() override;
+
+    /// Attach a NIC port; installs this stack as the port's RxHandler and FrameSource.
+    void AddPort(Ptr<RdmaNetDevice> dev);
+    uint32_t GetNPorts() const;                   //!< \return number of ports
+    Ptr<RdmaNetDevice> GetPort(uint32_t i) const; //!< \return port i
+
+    /// Set the host index (unique per simulation; registers the stack for connection set-up).
+    void SetHostIndex(uint32_t index);
+    uint32_t GetHostIndex() const; //!< \return host index
+    void SetIpv4(Ipv4Address ip);  //!< set the host's IPv4 address
+    Ipv4Address GetIpv4() const;   //!< \return the IPv4 address (default 11.0.0.0 + index + 1)
+    /// \return the stack registered for a host index (nullptr if none)
+    static Ptr<RdmaHostStack> FindHost(uint32_t hostIndex);
+
+    /**
+     * Get (or create and connect) the persistent QP to a host.
+     * \param dstHost destination host index
+     * \param priority data priority (255 = attribute DataPriority)
+     * \param sport UDP source port (0 = pick one deterministically)
+     * \return the QP
+     */
+    Ptr<RdmaQueuePair> GetOrCreateQp(uint32_t dstHost, uint8_t priority = 255, uint16_t sport = 0);
+    /// \return the QP with a local QP number (nullptr if none)
+    Ptr<RdmaQueuePair> GetQp(uint32_t qpn) const;
+    uint32_t GetNQps() const; //!< \return QPs on this host
+
+    /**
+     * Post an RDMA WRITE of bytes (may exceed 4 GiB) on a QP.
+     * \return the message id (per-QP sequence number)
+     */
+    uint64_t PostWrite(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag);
+    /// Post a SEND (same transport path, SEND opcodes). \return the message id
+    uint64_t PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag);
+    /**
+     * Post an RDMA READ of bytes (at most 2^32 - 1: the RETH length is 32-bit) from the
+     * remote host; completes at this host when the last response byte arrives.
+     * \return the message id
+     */
+    uint64_t PostRead(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag);
+
+    /// Install C++ completion callbacks (sender: acknowledged; receiver: last byte arrived).
+    void SetMessageCallbacks(MessageCallback onTxComplete, MessageCallback onRxComplete);
+
+    /// Set the congestion-control template forked for every new QP (overrides the attribute).
+    void SetCongestionControl(Ptr<RdmaCongestionOps> cc);
+
+    const RdmaHostStats& GetStats() const; //!< \return counters
+    uint32_t GetMtu() const;               //!< \return payload bytes per packet
+
+    /**
+     * Check the attribute values (and those of the CC template).
+     * \return an empty string if valid, else a readable description
+     */
+    std::string Validate();
+
+    /// Wire bytes of a data frame with this payload (headers + ICRC + FCS + preamble + IFG).
+    static uint32_t DataWireBytes(uint32_t payload, bool first);
+
+  protected:
+    void DoDispose() override;
+    void NotifyNewAggregate() override;
+
+  private:
+    struct Port;
+
+    /// RdmaFrameSource adapter for one port.
+    class PortSource : public RdmaFrameSource
+    {
+      public:
+        PortSource(RdmaHostStack* s, uint32_t p)
+            : m_stack(s),
+              m_port(p)
+        {
+        }
+
+        bool DequeueFrame(uint8_t pausedMask, RdmaQueuedFrame& frame, Time& nextTry) override;
+
+      private:
+        RdmaHostStack* m_stack;
+        uint32_t m_port;
+    };
+
+    struct Port
+    {
+        Ptr<RdmaNetDevice> dev;
+        std::unique_ptr<PortSource> source;
+        std::vector<RdmaQueuePair*> active; //!< QPs with data to send
+        size_t rr{0};                       //!< round-robin cursor
+        uint64_t lineRate{0};               //!< bit/s
+    };
+
+    bool Dequeue(uint32_t port, uint8_t pausedMask, RdmaQueuedFrame& frame, Time& nextTry);
+    void Receive(Ptr<RdmaNetDevice> dev, RdmaQueuedFrame& frame);
+    void HandleData(RdmaQueuePair* qp, const RdmaMeta& meta);
+    void HandleAck(RdmaQueuePair* qp, const RdmaMeta& meta);
+    void HandleCnp(RdmaQueuePair* qp, const RdmaMeta& meta);
+    void SendAck(RdmaQueuePair* qp, const RdmaMeta& data, bool nak);
+    void SendCnp(RdmaQueuePair* qp);
+    void BuildData(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t nowPs);
+    void Pace(RdmaQueuePair* qp, uint32_t frameBytes, uint64_t nowPs);
+    uint32_t BuildReadResponse(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t nowPs);
+    void HandleReadRequest(RdmaQueuePair* qp, const RdmaMeta& meta, int32_t d);
+    void HandleReadResponse(RdmaQueuePair* qp, const RdmaMeta& meta);
+    void AckUpTo(RdmaQueuePair* qp, uint64_t ackPkt, const RdmaMeta& meta);
+    void MaybeCnp(RdmaQueuePair* qp, const RdmaMeta& meta);
+    void SetSndNxt(RdmaQueuePair* qp, uint64_t pkt);
+    void Activate(RdmaQueuePair* qp);
+    void RtoExpire(RdmaQueuePair* qp);
+    Time CurrentRto(const RdmaQueuePair* qp) const;
+    uint64_t Post(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t tag, RdmaMsgKind kind);
+    void RateChanged(RdmaQueuePair* qp, uint64_t oldBps, uint64_t newBps);
+    static void RateChangedThunk(RdmaHostStack* s,
+                                 RdmaQueuePair* qp,
+                                 uint64_t oldBps,
+                                 uint64_t newBps);
+    Ptr<RdmaQueuePair> NewQp(uint32_t remoteHost, uint8_t priority, uint16_t sport);
+    void EnsureValid();
+    RdmaMessageInfo MakeInfo(const RdmaQueuePair* requester, const RdmaMessage& m) const;
+    static std::vector<RdmaHostStack*>& Registry();
+
+    // attributes
+    uint32_t m_mtu{1000};
+    TypeId m_ccTypeId;
+    uint64_t m_window{0};
+    uint32_t m_ackInterval{1};
+    uint64_t m_ackIntervalBytes{0};
+    uint8_t m_dataPriority{3};
+    uint8_t m_ackPriority{7};
+    uint8_t m_cnpPriority{7};
+    Time m_cnpInterval;
+    Time m_rto;
+    uint32_t m_rtoMaxBackoff{6};
+    uint32_t m_initialPsn{0};
+    Time m_baseRtt;
+
+    // state
+    Ptr<Node> m_node;
+    uint32_t m_hostIndex{0};
+    bool m_indexSet{false};
+    uint32_t m_ip{0};
+    uint32_t m_ipCache{0}; //!< GetIpv4() cached for the receive path
+    Ptr<RdmaSwitch> m_fwd; //!< transit forwarder (switch-less topologies), found lazily
+    bool m_validated{false};
+    Ptr<RdmaCongestionOps> m_ccTemplate;
+    std::vector<std::unique_ptr<Port>> m_ports;
+    std::vector<Ptr<RdmaQueuePair>> m_qps;                  //!< by qpn - kQpnBase
+    std::unordered_map<uint64_t, RdmaQueuePair*> m_qpByKey; //!< set-up only
+    uint32_t m_sportCounter{0};
+    RdmaHostStats m_stats;
+    std::vector<RdmaMessageInfo> m_doneScratch; //!< completions of one ACK
+    MessageCallback m_onTx;
+    MessageCallback m_onRx;
+
+    // trace sources
+    TracedCallback<const RdmaMessageInfo&> m_rxMsgTrace;
+    TracedCallback<const RdmaMessageInfo&> m_txMsgTrace;
+    TracedCallback<uint32_t, uint32_t, uint64_t, uint64_t> m_rateTrace;
+    TracedCallback<uint32_t, uint32_t> m_cnpSentTrace;
+    TracedCallback<uint32_t, uint32_t> m_cnpRcvdTrace;
+    TracedCallback<uint32_t, uint32_t, uint32_t> m_nakSentTrace;
+    TracedCallback<uint32_t, uint32_t, uint32_t> m_nakRcvdTrace;
+    TracedCallback<uint32_t, uint32_t, uint64_t> m_timeoutTrace;
+};
+
+} // namespace ns3
+
+#endif /* RDMA_HOST_STACK_H */

@@ -1,0 +1,231 @@
+/*
+ * RdmaQueuePair: one end of a reliable-connected (RC) RoCEv2 queue pair.
+ *
+ * A QP is persistent per (remote host, priority, UDP source port) and carries
+ * a FIFO of messages (WRITE or SEND). Both directions of an RC connection
+ * live in the same object: the requester state (messages posted here, PSNs,
+ * snd_una/snd_nxt, pacing, retransmission timer, congestion control) and the
+ * responder state (expected PSN, ACK coalescing, NAK-once-per-gap, CNP
+ * pacing) for data arriving from the peer QP.
+ *
+ * Counters: packets are numbered with a 64-bit index from 0 (plus the
+ * InitialPsn offset); the 24-bit BTH PSN is the low 24 bits of
+ * (InitialPsn + index). Byte offsets (snd_una / snd_nxt) are 64-bit, so
+ * messages and streams beyond 4 GiB are exact. PSN comparisons on received
+ * PSNs are modulo 2^24 (PsnDiff).
+ *
+ * All transport logic runs in RdmaHostStack; this class holds the state and
+ * offers read-only accessors to users and tests.
+ */
+
+#ifndef RDMA_QUEUE_PAIR_H
+#define RDMA_QUEUE_PAIR_H
+
+#include "rdma-congestion-ops.h"
+
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <deque>
+
+namespace ns3
+{
+
+class RdmaHostStack;
+
+/// 24-bit PSN arithmetic.
+namespace RdmaPsn
+{
+constexpr uint32_t kMask = 0xFFFFFF; //!< PSN mask
+constexpr uint32_t kHalf = 0x800000; //!< half the PSN space
+
+/// \return (a - b) mod 2^24 as a signed value in [-2^23, 2^23)
+inline int32_t
+Diff(uint32_t a, uint32_t b)
+{
+    uint32_t d = (a - b) & kMask;
+    return d >= kHalf ? int32_t(d) - int32_t(1u << 24) : int32_t(d);
+}
+
+/// \return PSN of 64-bit packet index idx for a QP whose first PSN is base
+inline uint32_t
+FromIndex(uint64_t idx, uint32_t base)
+{
+    return uint32_t((idx + base) & kMask);
+}
+
+/**
+ * Unwrap a 24-bit PSN to the 64-bit index nearest to a reference index.
+ * \param psn received PSN
+ * \param refIdx a 64-bit index known to be within 2^23 packets of the answer
+ * \param base the QP's initial PSN
+ * \return the 64-bit index (may be < 0 cast if psn precedes index 0: caller checks)
+ */
+inline int64_t
+ToIndex(uint32_t psn, uint64_t refIdx, uint32_t base)
+{
+    return int64_t(refIdx) + Diff(psn, FromIndex(refIdx, base));
+}
+} // namespace RdmaPsn
+
+/// Message kinds the requester can post.
+enum class RdmaMsgKind : uint8_t
+{
+    WRITE = 0, //!< RDMA WRITE (RETH on First/Only); completes at the responder on the last byte
+    SEND = 1,  //!< SEND
+    /**
+     * RDMA READ: one READ Request (RETH with the length) that consumes as many PSNs as
+     * response packets; the responder streams READ Response First/Middle/Last/Only (AETH
+     * on First/Last/Only) back on those PSNs, paced by its own QP's congestion control.
+     * The responses are the acknowledgement; a gap in them makes the requester re-issue
+     * the READ for the remainder (go-back-N), as does the RTO. Completion (both
+     * RxMessageComplete and TxMessageComplete) is at the requester when the last
+     * response byte arrives.
+     */
+    READ = 2,
+};
+
+/**
+ * \ingroup astra-sim
+ * One message queued on a QP (requester side).
+ */
+struct RdmaMessage
+{
+    uint64_t msgId{0};                    //!< per-QP sequence number (0, 1, 2, ...)
+    uint64_t tag{0};                      //!< user tag
+    uint64_t bytes{0};                    //!< payload bytes
+    uint64_t firstPkt{0};                 //!< 64-bit index of its first packet
+    uint64_t nPkts{0};                    //!< packets (>= 1; a 0-byte message is one empty packet)
+    uint64_t startByte{0};                //!< byte offset of its first byte in the QP's stream
+    Time postTime{0};                     //!< when posted
+    RdmaMsgKind kind{RdmaMsgKind::WRITE}; //!< WRITE, SEND or READ
+    uint64_t respRcvd{0};                 //!< READ: response packets received in order
+};
+
+/**
+ * \ingroup astra-sim
+ * Completion record handed to trace sources and message callbacks.
+ */
+struct RdmaMessageInfo
+{
+    uint32_t srcHost{0};                  //!< requester host index
+    uint32_t dstHost{0};                  //!< responder host index
+    uint32_t srcQp{0};                    //!< requester QP number
+    uint32_t dstQp{0};                    //!< responder QP number
+    uint16_t sport{0};                    //!< UDP source port
+    uint16_t dport{4791};                 //!< UDP destination port
+    uint8_t priority{0};                  //!< data priority
+    uint64_t msgId{0};                    //!< per-QP message sequence number
+    uint64_t tag{0};                      //!< user tag
+    uint64_t bytes{0};                    //!< payload bytes
+    Time start{0};                        //!< post time at the requester
+    Time end{0};                          //!< completion time
+    RdmaMsgKind kind{RdmaMsgKind::WRITE}; //!< READ: data flowed from dstHost to srcHost
+};
+
+/**
+ * \ingroup astra-sim
+ * One RC queue pair end (state only; logic in RdmaHostStack).
+ */
+class RdmaQueuePair : public Object
+{
+  public:
+    static TypeId GetTypeId(); //!< \return the TypeId
+    RdmaQueuePair();
+    ~RdmaQueuePair() override;
+
+    uint32_t GetQpn() const;             //!< \return local QP number
+    uint32_t GetPeerQpn() const;         //!< \return remote QP number
+    uint32_t GetLocalHost() const;       //!< \return local host index
+    uint32_t GetRemoteHost() const;      //!< \return remote host index
+    uint8_t GetPriority() const;         //!< \return data priority
+    uint16_t GetSport() const;           //!< \return UDP source port
+    uint32_t GetPortIndex() const;       //!< \return host port used
+    uint64_t GetSndUna() const;          //!< \return bytes acknowledged (64-bit)
+    uint64_t GetSndNxt() const;          //!< \return next byte offset to send (64-bit)
+    uint64_t GetPostedBytes() const;     //!< \return bytes posted so far
+    uint64_t GetRcvBytes() const;        //!< \return bytes accepted in order as responder
+    uint32_t GetPendingMessages() const; //!< \return messages not yet acknowledged
+    uint64_t GetRate() const;            //!< \return current CC rate (bit/s)
+    Ptr<RdmaCongestionOps> GetCongestionOps() const; //!< \return the CC object
+    uint64_t GetRetransmittedPackets() const;        //!< \return packets sent again
+    uint64_t GetTimeouts() const;                    //!< \return RTO expiries
+    uint32_t GetInitialPsn() const;                  //!< \return first PSN of this direction
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    friend class RdmaHostStack;
+
+    bool HasDataToSend() const
+    {
+        return m_sndNxtPkt < m_postedPkts || !m_respJobs.empty();
+    }
+
+    /// Responder: READ responses still to send (PSN indices in the peer's space).
+    struct RespJob
+    {
+        uint64_t startIdx{0}; //!< first response index of this (re-)execution
+        uint64_t nextIdx{0};  //!< next response index to send
+        uint64_t endIdx{0};   //!< one past the last
+        uint64_t len{0};      //!< bytes of this (re-)execution
+    };
+
+    // identity
+    RdmaHostStack* m_stack{nullptr};
+    RdmaQueuePair* m_peer{nullptr}; //!< the connected QP (sideband: message tags)
+    uint32_t m_qpn{0};
+    uint32_t m_peerQpn{0};
+    uint32_t m_localHost{0};
+    uint32_t m_remoteHost{0};
+    uint32_t m_localIp{0};
+    uint32_t m_remoteIp{0};
+    uint16_t m_sport{0};
+    uint8_t m_priority{3};
+    uint32_t m_port{0};
+
+    // requester
+    std::deque<RdmaMessage> m_msgs; //!< un-acknowledged messages
+    uint64_t m_nextMsgId{0};
+    uint64_t m_postedPkts{0};
+    uint64_t m_postedBytes{0};
+    uint64_t m_sndUnaPkt{0};
+    uint64_t m_sndUnaByte{0};
+    uint64_t m_sndNxtPkt{0};
+    uint64_t m_sndNxtByte{0};
+    uint64_t m_maxSentPkt{0}; //!< one past the highest index ever sent
+    size_t m_curMsg{0};       //!< index in m_msgs of the message holding m_sndNxtPkt
+    uint32_t m_sndPsnBase{0}; //!< initial PSN of this direction
+    uint64_t m_nextSendPs{0}; //!< pacing: earliest next send (picoseconds)
+    bool m_active{false};     //!< in the port's active list
+    Ptr<RdmaCongestionOps> m_cc;
+    // retransmission timer (lazy: the event re-arms itself if progress happened)
+    EventId m_rtoEvent;
+    Time m_lastProgress{0};
+    uint32_t m_rtoBackoff{0};
+    uint64_t m_retxPkts{0};
+    uint64_t m_timeouts{0};
+
+    // responder
+    uint32_t m_rcvPsnBase{0};       //!< initial PSN of the peer's direction
+    uint64_t m_rcvNxtPkt{0};        //!< 64-bit index of the next expected packet
+    uint64_t m_rcvBytes{0};         //!< bytes accepted
+    uint64_t m_rcvMsgBytes{0};      //!< bytes of the message in progress
+    uint64_t m_rcvMsgs{0};          //!< messages completed (MSN)
+    uint32_t m_unackedPkts{0};      //!< accepted since the last ACK
+    uint64_t m_unackedBytes{0};     //!< bytes accepted since the last ACK
+    bool m_nakSent{false};          //!< a NAK for the current gap was sent
+    std::deque<RespJob> m_respJobs; //!< responder: READ responses to send
+    uint64_t m_ackHigh{0};          //!< requester: highest cumulative ACK index received
+    uint32_t m_pendingReads{0};     //!< requester: READ messages not yet completed
+    bool m_readGap{false};          //!< requester: READ re-issued for the current gap
+    Time m_lastCnp{0};
+    bool m_cnpEver{false};
+};
+
+} // namespace ns3
+
+#endif /* RDMA_QUEUE_PAIR_H */
