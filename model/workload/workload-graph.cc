@@ -72,6 +72,18 @@ NodeKindName(NodeKind k)
     return "UNKNOWN_NODE";
 }
 
+std::ostream&
+operator<<(std::ostream& os, NodeKind k)
+{
+    return os << NodeKindName(k);
+}
+
+std::ostream&
+operator<<(std::ostream& os, CollType t)
+{
+    return os << CollTypeName(t);
+}
+
 bool
 operator==(const WorkloadNode& a, const WorkloadNode& b)
 {

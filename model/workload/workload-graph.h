@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -61,6 +62,11 @@ class WorkloadError : public std::runtime_error
 const char* CollTypeName(CollType t);
 /// \return e.g. "COMP"
 const char* NodeKindName(NodeKind k);
+
+/// Streams NodeKindName(k).
+std::ostream& operator<<(std::ostream& os, NodeKind k);
+/// Streams CollTypeName(t).
+std::ostream& operator<<(std::ostream& os, CollType t);
 
 /// One node of a workload graph. Fields not relevant to a kind stay default.
 struct WorkloadNode
