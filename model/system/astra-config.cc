@@ -486,7 +486,7 @@ ParseSystemConfigText(const std::string& text,
                       const ConfigParseOptions& opts)
 {
     size_t first = text.find_first_not_of(" \t\r\n");
-    const bool isJson = first != std::string::npos && text[first] == '{';
+    const bool isJson = first != std::string::npos && (text[first] == '{' || text[first] == '[');
     json j = isJson ? ParseJson(text, name) : TxtToJson(text, name);
     if (!j.is_object())
     {
