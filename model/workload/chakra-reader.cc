@@ -739,6 +739,10 @@ ReadChakraBuffer(const std::string& rawBytes,
         }
         ConvertNode(pn, g);
     }
+    if (g.nodes.empty())
+    {
+        NS_LOG_WARN(name << ": no nodes (rank " << rank << " has no work)");
+    }
     if (opts.validate)
     {
         g.Validate(opts.dropDanglingCtrlDeps, opts.dropDanglingDataDeps);
