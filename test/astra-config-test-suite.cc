@@ -287,6 +287,16 @@ class ConfigErrorTestCase : public GuardedCase
         // 1.0 text form errors
         Sys("scheduling-policy LIFO\n", {"line 1", "key: value"});
         Sys("boost-mode: 1\nboost-mode: 0\n", {"line 2", "duplicate key 'boost-mode'"});
+        // ASTRA-sim 1.0 keys in the text form
+        SystemConfig old = ParseSystemConfigText(
+            "packet-routing: software\ninjection-policy: aggressive\nseprate-log: 1\n"
+            "all-reduce-implementation: direct4_oneRing\n",
+            "old.txt");
+        NS_TEST_EXPECT_MSG_EQ(old.packetRouting, "software", "packet-routing");
+        NS_TEST_EXPECT_MSG_EQ(old.seprateLog, true, "seprate-log");
+        NS_TEST_ASSERT_MSG_EQ(old.allReduceImpl.size(), 2, "two dims");
+        NS_TEST_EXPECT_MSG_EQ(old.allReduceImpl[0].window, 4, "direct4");
+        NS_TEST_EXPECT_MSG_EQ(old.allReduceImpl[1].flattened, true, "oneRing");
         // the one that is fine: "ring" as a single string
         NS_TEST_EXPECT_MSG_EQ(ParseSystemConfigText(R"({"all-gather-implementation": "ring"})", "s")
                                   .allGatherImpl.size(),

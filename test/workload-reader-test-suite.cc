@@ -294,6 +294,15 @@ class ReferenceEtTestCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ(gs.size(), files, prefix);
             for (const auto& g : gs)
             {
+                // write with our writer, read back: the same graph
+                WorkloadGraph back =
+                    ReadChakraBuffer(SerializeChakra(g), g.file + "(rewritten)", g.rank);
+                bool same = back.nodes.size() == g.nodes.size();
+                for (size_t i = 0; same && i < g.nodes.size(); ++i)
+                {
+                    same = back.nodes[i] == g.nodes[i];
+                }
+                NS_TEST_EXPECT_MSG_EQ(same, true, g.file << " round trip");
                 NS_TEST_EXPECT_MSG_GT(g.nodes.size(), 0, g.file);
                 NS_TEST_EXPECT_MSG_EQ(g.legacy, false, g.file);
                 NS_TEST_EXPECT_MSG_EQ(g.index.size(), g.nodes.size(), g.file);

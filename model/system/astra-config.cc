@@ -540,6 +540,10 @@ ParseSystemConfigText(const std::string& text,
          [&](const Value& v) { c.intraDimensionScheduling = v.String(); }},
         {"inter-dimension-scheduling",
          [&](const Value& v) { c.interDimensionScheduling = v.String(); }},
+        // ASTRA-sim 1.0 keys, accepted and ignored
+        {"packet-routing", [&](const Value& v) { c.packetRouting = v.String(); }},
+        {"injection-policy", [&](const Value& v) { c.injectionPolicy = v.String(); }},
+        {"seprate-log", [&](const Value& v) { c.seprateLog = v.Bool(); }},
     };
     std::vector<std::string> known;
     for (const auto& h : handlers)

@@ -106,8 +106,11 @@ struct SystemConfig
     int64_t boostMode{0};                             //!< boost-mode (accepted, ignored)
     std::string intraDimensionScheduling{"FIFO"};     //!< intra-dimension-scheduling (as written)
     std::string interDimensionScheduling{"baseline"}; //!< inter-dimension-scheduling
-    std::set<std::string> keys;                       //!< keys present in the file
-    std::map<std::string, std::string> unknownKeys;   //!< with allowUnknownKeys: key -> value text
+    std::string packetRouting;                        //!< packet-routing (ASTRA-sim 1.0, ignored)
+    std::string injectionPolicy;                      //!< injection-policy (ASTRA-sim 1.0, ignored)
+    bool seprateLog{false};     //!< seprate-log (ASTRA-sim 1.0 spelling, ignored)
+    std::set<std::string> keys; //!< keys present in the file
+    std::map<std::string, std::string> unknownKeys; //!< with allowUnknownKeys: key -> value text
 
     /// \return whether the file set this key
     bool Has(const std::string& key) const
