@@ -448,7 +448,8 @@ class SyntheticEtTestCase : public TestCase
             .Bytes(10, Attr("op_type", a4))
             .VarintField(99, 12345)
             .Bytes(15, "ignored")
-            .VarintField(7, 17); // duration_micros
+            .VarintField(7, 17)               // duration_micros
+            .Bytes(8, "plain string inputs"); // inputs not as IOInfo: tolerated
         s += NodeMsg(5, "comp", 4, {3}, {}, extra.b);
 
         // COMM_COLL id 3: comm_type uint32, comm_size fixed32, pg_name int64,
