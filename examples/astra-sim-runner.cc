@@ -17,7 +17,7 @@
 #include "ns3/chakra-reader.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
-#include "ns3/text-workload.h"
+#include "ns3/workload-loader.h"
 #include "ns3/topology.h"
 
 #include <chrono>
@@ -173,23 +173,12 @@ main(int argc, char* argv[])
         params.rendezvous = rendezvous;
 
         std::vector<std::shared_ptr<const WorkloadGraph>> graphs;
-        if (EndsWith(workload, ".txt"))
+        WorkloadLoadOptions lopts;
+        lopts.chakra.dropDanglingCtrlDeps = dropDangling;
+        lopts.text.numPasses = textPasses;
+        for (auto& g : LoadWorkload(workload, npus, lopts))
         {
-            TextWorkloadOptions topts;
-            topts.numPasses = textPasses;
-            for (auto& g : ReadTextWorkload(workload, npus, topts))
-            {
-                graphs.push_back(std::make_shared<WorkloadGraph>(std::move(g)));
-            }
-        }
-        else
-        {
-            ChakraReadOptions opts;
-            opts.dropDanglingCtrlDeps = dropDangling;
-            for (auto& g : ReadChakraPrefix(workload, npus, opts))
-            {
-                graphs.push_back(std::make_shared<WorkloadGraph>(std::move(g)));
-            }
+            graphs.push_back(std::make_shared<WorkloadGraph>(std::move(g)));
         }
 
         Ptr<NetworkBackend> backend = AstraSimHelper::CreateBackend(backendKind, topo, compat);
