@@ -678,6 +678,19 @@ ReadChakraBuffer(const std::string& rawBytes,
     const std::string& b = gz ? unzipped : rawBytes;
     const std::string where = gz ? " (of the decompressed stream)" : "";
 
+    // count the messages first so that the node vector is allocated once
+    {
+        size_t p = 0;
+        size_t count = 0;
+        uint64_t len = 0;
+        while (p < b.size() && ReadVarint32(b, p, len) == VarintStatus::OK && len != 0 &&
+               len <= b.size() - p)
+        {
+            p += len;
+            ++count;
+        }
+        g.nodes.reserve(count);
+    }
     size_t pos = 0;
     bool first = true;
     ChakraProtoMsg::Node pn;
