@@ -923,7 +923,7 @@ AstraSystem::StartStep(Stream* s)
         const PhaseDesc& ph = c->phases[s->phase];
         if (s->step >= s->steps)
         {
-            if (s->sendsInFlight == 0)
+            if (s->sendsInFlight == 0 || m_ctx->GetParams().compat)
             {
                 PhaseDone(s);
             }
@@ -949,6 +949,11 @@ AstraSystem::StartStep(Stream* s)
                               s->chunk,
                               s->phase,
                               snd.tagStep >= 0 ? uint32_t(snd.tagStep) : s->step);
+            if (m_ctx->GetParams().compat)
+            {
+                m_ctx->Transmit(msg, nullptr); // compat streams do not wait for their sends
+                continue;
+            }
             s->sendsInFlight++;
             m_ctx->Transmit(msg, [this, s]() { SendDone(s); });
         }
@@ -992,8 +997,10 @@ AstraSystem::OnRecv(Stream* s, uint32_t src, uint64_t bytes, uint64_t tag)
 void
 AstraSystem::SendDone(Stream* s)
 {
+    // compat: ASTRA-sim ends a stream after its last receive's processing, not waiting for
+    // its own sends (they were already counted by then); default: wait for them
     if (--s->sendsInFlight == 0 && !s->custom && s->step >= s->steps &&
-        s->phase < s->coll->phases.size())
+        !m_ctx->GetParams().compat && s->phase < s->coll->phases.size())
     {
         PhaseDone(s);
     }
