@@ -402,6 +402,15 @@ class ReferenceEtTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(mlp.nodes.size(), 29, "MLP nodes");
         NS_TEST_EXPECT_MSG_EQ(mlp.nodes[0].durationMicros, 32291, "first COMP duration");
         NS_TEST_EXPECT_MSG_EQ(mlp.nodes[1].commSize, 37632, "first ALLGATHER size");
+        NS_TEST_EXPECT_MSG_EQ(mlp.nodes[0].GetDurationNs(), 32291000, "micros by default");
+        ChakraReadOptions cyc;
+        cyc.durationMicrosAsCycles = true;
+        auto mlpc = ReadChakraFile(ref + "/astra-sim-tutorials/micro2024/astra-sim-demo/demo2/"
+                                         "workload/MLP_ModelParallel.0.et",
+                                   0,
+                                   cyc);
+        NS_TEST_EXPECT_MSG_EQ(mlpc.nodes[0].GetDurationNs(), 32291, "ASTRA-sim: micros = cycles");
+        NS_TEST_EXPECT_MSG_EQ(mlpc.nodes[0].durationMicros, 32291, "raw value kept");
 
         // the same files under the wrong rank count
         std::string p4 = mb + "all_reduce/4npus_1MB/all_reduce";

@@ -571,7 +571,7 @@ ToKind(int t, const std::string& file, uint64_t id)
 }
 
 void
-ConvertNode(const ChakraProtoMsg::Node& pn, WorkloadGraph& g)
+ConvertNode(const ChakraProtoMsg::Node& pn, WorkloadGraph& g, const ChakraReadOptions& opts)
 {
     WorkloadNode n;
     n.id = pn.id();
@@ -653,6 +653,10 @@ ConvertNode(const ChakraProtoMsg::Node& pn, WorkloadGraph& g)
         {
             n.durationNs = static_cast<uint64_t>(r.Int(a, 0, kU64Max));
         }
+    }
+    if (opts.durationMicrosAsCycles && n.durationNs == 0)
+    {
+        n.durationNs = n.durationMicros;
     }
     if (n.kind == NodeKind::METADATA)
     {
@@ -751,7 +755,7 @@ ReadChakraBuffer(const std::string& rawBytes,
                      " (" + std::to_string(len) + " bytes, after node #" +
                      std::to_string(g.nodes.size()) + ") is not a valid Chakra Node");
         }
-        ConvertNode(pn, g);
+        ConvertNode(pn, g, opts);
     }
     if (g.nodes.empty())
     {
