@@ -409,7 +409,7 @@ class ReferenceEtTestCase : public TestCase
                                          "workload/MLP_ModelParallel.0.et",
                                    0,
                                    cyc);
-        NS_TEST_EXPECT_MSG_EQ(mlpc.nodes[0].GetDurationNs(), 32291, "ASTRA-sim: micros = cycles");
+        NS_TEST_EXPECT_MSG_EQ(mlpc.nodes[0].GetDurationNs(), 32291, "micros read as cycles");
         NS_TEST_EXPECT_MSG_EQ(mlpc.nodes[0].durationMicros, 32291, "raw value kept");
 
         // the same files under the wrong rank count

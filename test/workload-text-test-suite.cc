@@ -177,7 +177,7 @@ class TextReferenceTestCase : public GuardedCase
 
         // MLP_ModelParallel: identical to Chakra's conversion shipped in demo2 (ids, names,
         // kinds, deps, collective types and sizes; our durationNs = their duration_micros,
-        // which ASTRA-sim 2.0 replays as cycles)
+        // into which Chakra's converter writes the cycles of the text file)
         auto mine = ReadTextWorkload(TextDir() + "/MLP_ModelParallel.txt", 32);
         auto theirs =
             ReadChakraFile(ref + "/astra-sim-tutorials/micro2024/astra-sim-demo/demo2/workload/"
