@@ -6,6 +6,7 @@
 #include "ns3/analytical-backend.h"
 #include "ns3/boolean.h"
 #include "ns3/flow-backend.h"
+#include "ns3/nstime.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 #include "ns3/topology.h"
@@ -211,6 +212,39 @@ class FlowSharingTest : public TestCase
         r = RunPlan(MakeFlow(t), {{5, Msg(0, 2, 0, 1)}, {5, Msg(3, 3, 100, 2)}});
         NS_TEST_ASSERT_MSG_EQ(r.delivered[1], 205, "0 bytes over 2 hops");
         NS_TEST_ASSERT_MSG_EQ(r.delivered[2], 5, "self");
+    }
+};
+
+/// UpdateInterval: rate recomputation at most once per interval.
+class FlowUpdateIntervalTest : public TestCase
+{
+  public:
+    FlowUpdateIntervalTest()
+        : TestCase("flow: UpdateInterval defers the rate change of a late arrival")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const Topology t = Topology::FromDimensions({{DimType::RING, 4, Gbps(1), 100}});
+        // exact: X alone 0..100 (100 B), then halves: X drains at 100 + 900 / 0.5 = 1900,
+        // Y has 100 B left -> 2000
+        auto r = RunPlan(MakeFlow(t), {{0, Msg(0, 1, 1000, 1)}, {100, Msg(0, 1, 1000, 2)}});
+        NS_TEST_ASSERT_MSG_EQ(r.delivered[1], 2000, "exact X");
+        NS_TEST_ASSERT_MSG_EQ(r.delivered[2], 2100, "exact Y");
+        // interval 300: Y waits (rate 0) until 300; X has sent 300 by then and drains at
+        // 300 + 700 / 0.5 = 1700; Y's last 300 B alone -> 2000
+        auto f = MakeFlow(t);
+        f->SetAttribute("UpdateInterval", TimeValue(NanoSeconds(300)));
+        double yAt200 = -1;
+        Simulator::Schedule(NanoSeconds(200), [&]() { yAt200 = f->GetFlowRate(2); });
+        r = RunPlan(f, {{0, Msg(0, 1, 1000, 1)}, {100, Msg(0, 1, 1000, 2)}});
+        NS_TEST_ASSERT_MSG_EQ_TOL(yAt200, 0.0, 1e-12, "Y not started before the interval ends");
+        NS_TEST_ASSERT_MSG_EQ(r.delivered[1], 1800, "interval X");
+        NS_TEST_ASSERT_MSG_EQ(r.delivered[2], 2100, "interval Y");
+        NS_TEST_ASSERT_MSG_EQ(f->GetRecomputations(), 4, "at 0, 300, 1700 and 2000 (last drain)");
+        NS_TEST_ASSERT_MSG_EQ(f->GetInvariantFailures(), 0, f->GetFirstInvariantFailure());
     }
 };
 
@@ -478,6 +512,7 @@ class NetworkBackendTestSuite : public TestSuite
         AddTestCase(new AnalyticalClosedFormTest, TestCase::QUICK);
         AddTestCase(new FlowSharingTest, TestCase::QUICK);
         AddTestCase(new FlowMaxMinTest, TestCase::QUICK);
+        AddTestCase(new FlowUpdateIntervalTest, TestCase::QUICK);
         AddTestCase(new FlowMultiDimTest, TestCase::QUICK);
         AddTestCase(new FlowRandomTest, TestCase::QUICK);
         AddTestCase(new FlowCompatTest, TestCase::QUICK);
