@@ -837,6 +837,8 @@ class EtErrorTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(ReadChakraPrefix(dir + "/w", 0).size(), 4, "auto count");
         e = ErrorOf([&]() { ReadChakraPrefix(dir + "/nothing", 2); });
         NS_TEST_EXPECT_MSG_EQ(Has(e, dir + "/nothing") && Has(e, "no workload files"), true, e);
+        e = ErrorOf([&]() { ReadChakraPrefix(dir + "/w.0.et", 4); });
+        NS_TEST_EXPECT_MSG_EQ(Has(e, "without the .<rank>.et suffix"), true, e);
         e = ErrorOf([&]() { ReadChakraFile(dir + "/w.9.et", 9); });
         NS_TEST_EXPECT_MSG_EQ(Has(e, dir + "/w.9.et") && Has(e, "rank 9"), true, e);
         RemoveDir(dir);

@@ -853,9 +853,16 @@ ReadChakraPrefix(const std::string& prefix, uint32_t expectedRanks, const Chakra
     std::vector<uint32_t> found = FindChakraRankFiles(prefix);
     if (found.empty())
     {
+        std::string hint;
+        if (FileExists(prefix) && prefix.find(".et") != std::string::npos)
+        {
+            hint = "; '" + prefix +
+                   "' is a single file: pass the prefix without the .<rank>.et suffix";
+        }
         throw WorkloadError(
             prefix + ": no workload files " + prefix + ".<rank>.et found" +
-            (expectedRanks ? " (expected " + std::to_string(expectedRanks) + " ranks)" : ""));
+            (expectedRanks ? " (expected " + std::to_string(expectedRanks) + " ranks)" : "") +
+            hint);
     }
     uint32_t n = expectedRanks != 0 ? expectedRanks : found.back() + 1;
     std::ostringstream missing;
