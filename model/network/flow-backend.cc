@@ -23,6 +23,13 @@ namespace
 {
 /// Drains predicted within this many ns of an event's time are due at it.
 constexpr double kTimeEps = 1e-6;
+
+/// Tolerance at absolute time t (ns): covers double rounding at large t.
+inline double
+TimeEps(double t)
+{
+    return kTimeEps + 1e-12 * std::abs(t);
+}
 } // namespace
 
 TypeId
@@ -391,7 +398,8 @@ FlowBackend::Recompute()
             continue;
         }
         // freeze every unfrozen flow of this link at its fair share
-        const double share = cur;
+        // (never 0 through rounding: a flow without rate would never drain)
+        const double share = std::max(cur, 1e-12 * dl.capacity);
         for (uint32_t fid : dl.flows)
         {
             FlowHot& f = m_hot[fid];
@@ -485,8 +493,9 @@ FlowBackend::Reschedule()
         return;
     }
     const int64_t now = Simulator::Now().GetNanoSeconds();
-    const int64_t at =
-        std::max(now, static_cast<int64_t>(std::ceil(m_heap.top().finishNs - kTimeEps)));
+    const int64_t at = std::max(
+        now,
+        static_cast<int64_t>(std::ceil(m_heap.top().finishNs - TimeEps(m_heap.top().finishNs))));
     if (m_completionEvent.IsRunning() && at == m_completionAtNs)
     {
         return;
@@ -503,7 +512,7 @@ FlowBackend::OnCompletion()
     m_completionAtNs = -1;
     const int64_t nowI = Simulator::Now().GetNanoSeconds();
     const double now = double(nowI);
-    while (!m_heap.empty() && m_heap.top().finishNs <= now + kTimeEps)
+    while (!m_heap.empty() && m_heap.top().finishNs <= now + TimeEps(now))
     {
         const Pending p = m_heap.top();
         m_heap.pop();
