@@ -424,6 +424,10 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
         }
         key = os.str();
     }
+    // Match by node name too: NPUs may issue collectives of one group in different orders
+    // (their graphs progress at different times); the k-th collective *of that name* on the
+    // same instance is the same collective everywhere.
+    key += '|' + reqIn.name;
     uint32_t seq = m_groupSeq[key]++;
     bool created = false;
     uint32_t id = m_ctx->RegisterCollective(key + '#' + std::to_string(seq), created);
@@ -470,6 +474,7 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
     }
     rec.started++;
     rec.start = std::min(rec.start, Simulator::Now());
+    rec.issuers.push_back(m_npu);
 
     // chunks
     uint64_t size = c->req.bytes;
@@ -520,16 +525,6 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
     m_colls.emplace(id, std::move(c));
     m_collStartTrace(m_npu, id);
 
-    auto un = m_unclaimed.find(id);
-    if (un != m_unclaimed.end())
-    {
-        std::vector<NetMessage> msgs = std::move(un->second);
-        m_unclaimed.erase(un);
-        for (const auto& m : msgs)
-        {
-            HandleCollMessage(m);
-        }
-    }
     if (cp->phases.empty())
     {
         // nothing to exchange (single-member group)
@@ -547,6 +542,30 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
     for (auto& s : cp->streams)
     {
         Enqueue(&s);
+    }
+    if (rec.started == rec.members && rec.members > 1)
+    {
+        // the last member issued it: the others may now give it a slot
+        std::vector<uint32_t> issuers = rec.issuers;
+        for (uint32_t other : issuers)
+        {
+            if (other != m_npu)
+            {
+                m_ctx->GetSystem(other)->PumpAll();
+            }
+        }
+    }
+    // data that arrived before this NPU issued the collective (after enqueueing, so that
+    // chunks peers already run are admitted)
+    auto un = m_unclaimed.find(id);
+    if (un != m_unclaimed.end())
+    {
+        std::vector<NetMessage> msgs = std::move(un->second);
+        m_unclaimed.erase(un);
+        for (const auto& m : msgs)
+        {
+            HandleCollMessage(m);
+        }
     }
     return id;
 }
@@ -848,13 +867,24 @@ AstraSystem::Pump(uint32_t q)
     Queue& qu = m_queues[q];
     while (qu.active < qu.capacity && !qu.waiting.empty())
     {
-        size_t best = 0;
-        for (size_t i = 1; i < qu.waiting.size(); ++i)
+        // only chunks of collectives every member has issued may take a slot: a slot held
+        // for a collective a peer has not reached yet could block what that peer waits for
+        size_t best = SIZE_MAX;
+        for (size_t i = 0; i < qu.waiting.size(); ++i)
         {
-            if (Before(qu.waiting[i], qu.waiting[best]))
+            const CollectiveRecord& rec = m_ctx->Record(qu.waiting[i]->coll->id);
+            if (rec.started < rec.members)
+            {
+                continue;
+            }
+            if (best == SIZE_MAX || Before(qu.waiting[i], qu.waiting[best]))
             {
                 best = i;
             }
+        }
+        if (best == SIZE_MAX)
+        {
+            return;
         }
         Stream* s = qu.waiting[best];
         qu.waiting.erase(qu.waiting.begin() + best);
@@ -862,6 +892,18 @@ AstraSystem::Pump(uint32_t q)
         s->queue = q;
         s->queued = false;
         StartPhase(s);
+    }
+}
+
+void
+AstraSystem::PumpAll()
+{
+    for (uint32_t q = 0; q < m_queues.size(); ++q)
+    {
+        if (!m_queues[q].waiting.empty())
+        {
+            Pump(q);
+        }
     }
 }
 
@@ -1451,7 +1493,26 @@ AstraSystem::DescribePending() const
             }
             else
             {
+                const CollectiveRecord& rec = m_ctx->Record(id);
                 os << " queued";
+                if (rec.started < rec.members)
+                {
+                    os << "; not yet issued by NPU(s)";
+                    int listed = 0;
+                    for (const auto& phd : c.phases)
+                    {
+                        for (uint32_t x : *phd.peers)
+                        {
+                            if (listed < 16 &&
+                                std::find(rec.issuers.begin(), rec.issuers.end(), x) ==
+                                    rec.issuers.end())
+                            {
+                                os << " " << x;
+                                ++listed;
+                            }
+                        }
+                    }
+                }
             }
         }
         os << "\n";

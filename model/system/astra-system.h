@@ -60,6 +60,7 @@ struct CollectiveRecord
     Time end{0};                         //!< latest end over members
     uint32_t started{0};                 //!< members that issued it
     uint32_t finished{0};                //!< members that finished it
+    std::vector<uint32_t> issuers;       //!< NPUs that issued it, in order
 };
 
 /**
@@ -185,6 +186,8 @@ class AstraSystem : public Object
 
     /// \internal a message for this NPU was delivered by the backend
     void Deliver(const NetMessage& msg);
+    /// \internal offer free slots again (a collective became ready on all members)
+    void PumpAll();
 
     /// \return collectives in progress
     uint32_t GetActiveCollectives() const;
