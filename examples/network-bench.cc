@@ -91,8 +91,13 @@ class RingDriver
     void TrySend(uint32_t npu, uint32_t chunk)
     {
         State& s = m_state[size_t(npu) * m_chunks + chunk];
+        // a phase ends when all its steps were sent and received
         while (s.phase < m_phases.size() && s.step >= m_phases[s.phase].steps)
         {
+            if (Recv(npu, chunk, s.phase) < m_phases[s.phase].steps)
+            {
+                return;
+            }
             ++s.phase;
             s.step = 0;
         }
