@@ -42,6 +42,13 @@ class AnalyticalBackend : public NetworkBackend
      */
     static TypeId GetTypeId();
 
+    /**
+     * Signature of the Delivered trace source.
+     * \param msg the message
+     * \param time time from Send() to delivery
+     */
+    typedef void (*DeliveredTracedCallback)(const NetMessage& msg, Time time);
+
     AnalyticalBackend();
     ~AnalyticalBackend() override;
 

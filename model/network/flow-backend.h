@@ -66,6 +66,13 @@ class FlowBackend : public NetworkBackend
      */
     static TypeId GetTypeId();
 
+    /**
+     * Signature of the Delivered trace source.
+     * \param msg the message
+     * \param time time from Send() to delivery
+     */
+    typedef void (*DeliveredTracedCallback)(const NetMessage& msg, Time time);
+
     FlowBackend();
     ~FlowBackend() override;
 
