@@ -1,6 +1,7 @@
 #include "astra-sim-helper.h"
 
 #include "ns3/analytical-backend.h"
+#include "ns3/astra-config.h"
 #include "ns3/boolean.h"
 #include "ns3/chakra-reader.h"
 #include "ns3/flow-backend.h"
@@ -155,9 +156,72 @@ ParseAlgos(const nlohmann::json& j, const std::string& key, const std::string& p
 }
 } // namespace
 
+namespace
+{
+/// ASTRA-sim 1.0 "key: value" system files go through the config parser (astra-config.h)
+SystemParams
+FromConfig(const SystemConfig& c)
+{
+    SystemParams p;
+    p.scheduling = c.schedulingPolicy == "FIFO"       ? SchedulingPolicy::FIFO
+                   : c.schedulingPolicy == "EXPLICIT" ? SchedulingPolicy::EXPLICIT
+                                                      : SchedulingPolicy::LIFO;
+    p.optimization = c.collectiveOptimization == "localBWAware" ? CollOptimization::LOCAL_BW_AWARE
+                                                                : CollOptimization::BASELINE;
+    auto conv = [](const std::vector<CollAlgorithm>& in, std::vector<AlgoSpec>& out) {
+        if (in.empty())
+        {
+            return;
+        }
+        out.clear();
+        for (const auto& a : in)
+        {
+            out.push_back(AlgoSpec::Parse(a.text.empty() ? ConfigAlgoKindName(a.kind) : a.text));
+        }
+    };
+    conv(c.allReduceImpl, p.allReduce);
+    conv(c.allGatherImpl, p.allGather);
+    conv(c.reduceScatterImpl, p.reduceScatter);
+    conv(c.allToAllImpl, p.allToAll);
+    const std::pair<const std::vector<std::string>*, CollType> customs[] = {
+        {&c.allReduceCustom, CollType::ALL_REDUCE},
+        {&c.allGatherCustom, CollType::ALL_GATHER},
+        {&c.reduceScatterCustom, CollType::REDUCE_SCATTER},
+        {&c.allToAllCustom, CollType::ALL_TO_ALL}};
+    for (const auto& cu : customs)
+    {
+        if (!cu.first->empty())
+        {
+            p.custom[cu.second] = std::make_shared<std::vector<WorkloadGraph>>(
+                ReadChakraPrefix(c.ResolveCustomPrefix(cu.first->front()), 0));
+        }
+    }
+    p.splits = c.preferredDatasetSplits;
+    p.activeChunks = c.activeChunksPerDimension;
+    p.endpointDelayNs = c.endpointDelay;
+    p.localMemBwGBps = c.localMemBw;
+    p.peakPerfTflops = c.peakPerf;
+    p.rooflineEnabled = c.rooflineEnabled;
+    return p;
+}
+} // namespace
+
 SystemParams
 AstraSimHelper::LoadSystemParams(const std::string& path, const std::string& baseDir)
 {
+    if (path.size() < 5 || path.compare(path.size() - 5, 5, ".json") != 0)
+    {
+        ConfigParseOptions o;
+        o.allowUnknownKeys = true;
+        try
+        {
+            return FromConfig(ParseSystemConfig(path, o));
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::runtime_error("system configuration '" + path + "': " + e.what());
+        }
+    }
     std::ifstream in(path);
     if (!in)
     {
