@@ -136,6 +136,15 @@ AllSets()
                  Ref("astra-sim-tutorials/hoti2024/demo2/inputs/Ring_sys.json"),
                  Ref("astra-sim-tutorials/hoti2024/demo2/inputs/Ring_8.yml"),
                  ""});
+    const std::string ax = "astra-sim-tutorials/asplos2023/exercise_1/inputs/";
+    for (std::string t : {"ring", "switch", "fullyconnected"})
+    {
+        v.push_back({"asplos2023-1.0-config-" + t,
+                     Ref(ax + "workload/all_reduce.txt"),
+                     Ref(ax + "system/" + t + ".txt"),
+                     Ref(ax + "network/" + t + ".json"),
+                     ""});
+    }
     const std::string tr = "astra-sim/text-workloads-2025/network_analytical/Ring/";
     v.push_back({"text-2025-allreduce-chakra",
                  Ref(tr + "workload/AllReduce_1MB"),
