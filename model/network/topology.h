@@ -48,11 +48,11 @@ enum class TopoNodeKind : uint8_t
 /// A full-duplex link. Each direction is an independent resource.
 struct TopoLink
 {
-    uint32_t a{0};            //!< node id of one end
-    uint32_t b{0};            //!< node id of the other end
-    double bytesPerNs{0};     //!< rate of each direction
-    double latencyNs{0};      //!< propagation delay
-    int32_t dim{-1};          //!< dimension this link belongs to (-1: none)
+    uint32_t a{0};        //!< node id of one end
+    uint32_t b{0};        //!< node id of the other end
+    double bytesPerNs{0}; //!< rate of each direction
+    double latencyNs{0};  //!< propagation delay
+    int32_t dim{-1};      //!< dimension this link belongs to (-1: none)
 };
 
 /**
@@ -78,11 +78,11 @@ class Topology
      */
     static Topology FromFile(const std::string& path);
 
-    uint32_t GetNpuCount() const;   //!< \return number of NPUs
-    uint32_t GetNodeCount() const;  //!< \return NPUs + switches + memory nodes
+    uint32_t GetNpuCount() const;                  //!< \return number of NPUs
+    uint32_t GetNodeCount() const;                 //!< \return NPUs + switches + memory nodes
     TopoNodeKind GetNodeKind(uint32_t node) const; //!< \return kind of a node
     const std::vector<DimensionSpec>& GetDimensions() const; //!< \return the dimensions
-    uint32_t GetDimensionCount() const; //!< \return number of dimensions
+    uint32_t GetDimensionCount() const;                      //!< \return number of dimensions
 
     /// \return coordinates of an NPU, one per dimension (dimension 0 fastest)
     std::vector<uint32_t> GetCoordinates(uint32_t npu) const;
@@ -113,6 +113,14 @@ class Topology
 
     std::vector<Hop> Route(uint32_t src, uint32_t dst, int32_t dim = -1) const; //!< see above
 
+    /**
+     * As Route(), appending the hops to a caller-owned vector (no allocation
+     * when it has capacity). Throws std::out_of_range for bad NPU ids or
+     * dimensions, std::invalid_argument when dim >= 0 and the NPUs differ in
+     * another dimension.
+     */
+    void AppendRoute(uint32_t src, uint32_t dst, int32_t dim, std::vector<Hop>& hops) const;
+
     /// Add a node; \return its id (used by helpers for memory nodes etc.)
     uint32_t AddNode(TopoNodeKind kind);
     /// Add a full-duplex link; \return its id
@@ -122,6 +130,13 @@ class Topology
     std::string source;
 
   private:
+    /// Append the hops from coordinate cs to cd on line `line` of dimension d.
+    void AppendDimHops(uint32_t d,
+                       uint32_t line,
+                       uint32_t cs,
+                       uint32_t cd,
+                       std::vector<Hop>& hops) const;
+
     uint32_t m_npuCount{0};
     std::vector<DimensionSpec> m_dims;
     std::vector<TopoNodeKind> m_kinds;

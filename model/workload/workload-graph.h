@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <map>
+#include <ostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -45,34 +47,65 @@ enum class CollType : uint8_t
     BARRIER = 9
 };
 
+/**
+ * \ingroup astra-sim
+ * Error in a workload input (Chakra ET file, text workload, generated graph).
+ * what() names the file, the node id where relevant, and the cause.
+ */
+class WorkloadError : public std::runtime_error
+{
+  public:
+    using std::runtime_error::runtime_error;
+};
+
 /// \return e.g. "ALL_REDUCE"
 const char* CollTypeName(CollType t);
 /// \return e.g. "COMP"
 const char* NodeKindName(NodeKind k);
 
+/// Streams NodeKindName(k).
+std::ostream& operator<<(std::ostream& os, NodeKind k);
+/// Streams CollTypeName(t).
+std::ostream& operator<<(std::ostream& os, CollType t);
+
 /// One node of a workload graph. Fields not relevant to a kind stay default.
 struct WorkloadNode
 {
-    uint64_t id{0};                 //!< id, unique within its file
-    std::string name;               //!< node name
-    NodeKind kind{NodeKind::INVALID}; //!< node type
-    std::vector<uint64_t> dataDeps; //!< data dependencies (ids)
-    std::vector<uint64_t> ctrlDeps; //!< control dependencies (ids)
-    uint64_t durationMicros{0};     //!< measured duration (COMP replay)
-    uint64_t numOps{0};             //!< FLOPs (roofline)
-    uint64_t tensorSize{0};         //!< bytes touched (roofline, MEM_*)
-    bool hasNumOps{false};          //!< num_ops attribute present
-    bool isCpuOp{false};            //!< is_cpu_op
+    uint64_t id{0};                          //!< id, unique within its file
+    std::string name;                        //!< node name
+    NodeKind kind{NodeKind::INVALID};        //!< node type
+    std::vector<uint64_t> dataDeps;          //!< data dependencies (ids)
+    std::vector<uint64_t> ctrlDeps;          //!< control dependencies (ids)
+    uint64_t durationMicros{0};              //!< measured duration (COMP replay)
+    uint64_t numOps{0};                      //!< FLOPs (roofline)
+    uint64_t tensorSize{0};                  //!< bytes touched (roofline, MEM_*)
+    bool hasNumOps{false};                   //!< num_ops attribute present
+    bool isCpuOp{false};                     //!< is_cpu_op
     CollType collType{CollType::ALL_REDUCE}; //!< comm_type (COMM_COLL)
-    uint64_t commSize{0};           //!< comm_size in bytes
-    int32_t commSrc{-1};            //!< comm_src (SEND/RECV)
-    int32_t commDst{-1};            //!< comm_dst (SEND/RECV)
-    int64_t commTag{0};             //!< comm_tag (SEND/RECV)
-    int32_t commPriority{0};        //!< comm_priority (EXPLICIT scheduling)
-    std::string pgName;             //!< communicator group ("" = all NPUs)
-    std::vector<bool> involvedDim;  //!< dimensions a collective spans (empty = all)
-    std::string opType;             //!< op_type (COMP)
+    uint64_t commSize{0};                    //!< comm_size in bytes
+    int32_t commSrc{-1};                     //!< comm_src (SEND/RECV)
+    int32_t commDst{-1};                     //!< comm_dst (SEND/RECV)
+    int64_t commTag{0};                      //!< comm_tag (SEND/RECV)
+    int32_t commPriority{0};                 //!< comm_priority (EXPLICIT scheduling)
+    std::string pgName;                      //!< communicator group ("" = all NPUs)
+    std::vector<bool> involvedDim;           //!< dimensions a collective spans (empty = all)
+    std::string opType;                      //!< op_type (COMP)
+    /// Duration in ns; when nonzero it takes precedence over durationMicros.
+    /// Set by the text-workload converter (1 cycle = 1 ns) and read from / written
+    /// to the ET attribute "duration_ns" (uint64), an extension of this module.
+    uint64_t durationNs{0};
+
+    /// \return durationNs if nonzero, else durationMicros * 1000
+    uint64_t GetDurationNs() const
+    {
+        return durationNs != 0 ? durationNs : durationMicros * 1000;
+    }
 };
+
+/// Field-by-field equality (used by round-trip tests).
+bool operator==(const WorkloadNode& a, const WorkloadNode& b);
+/// \return !(a == b)
+bool operator!=(const WorkloadNode& a, const WorkloadNode& b);
 
 /**
  * \ingroup astra-sim
@@ -90,8 +123,27 @@ struct WorkloadGraph
     /// communicator groups declared in METADATA nodes: name -> member ranks
     std::map<std::string, std::vector<uint32_t>> commGroups;
 
-    /// Rebuild `index` from `nodes`; throws on duplicate ids (naming file and id).
+    bool legacy{false};              //!< file had no GlobalMetadata header
+    uint64_t droppedDanglingDeps{0}; //!< deps dropped by the reader's drop options
+
+    /// Rebuild `index` from `nodes`; throws WorkloadError on duplicate ids (naming file and id).
     void BuildIndex();
+
+    /// \return the node with this id, or nullptr (needs an up-to-date index)
+    const WorkloadNode* Find(uint64_t id) const;
+
+    /**
+     * Check the graph: rebuilds the index (duplicate ids), then every dep must name
+     * an id of this graph and the deps must be acyclic. Throws WorkloadError naming
+     * the file, the node id and the missing dep / the ids on a cycle.
+     * \param dropDanglingCtrl remove ctrl deps naming absent ids instead of throwing
+     * \param dropDanglingData remove data deps naming absent ids instead of throwing
+     * \return number of deps dropped (also added to droppedDanglingDeps)
+     */
+    uint64_t Validate(bool dropDanglingCtrl = false, bool dropDanglingData = false);
+
+    /// \return the node ids in a topological order (deps first); throws on cycles
+    std::vector<uint64_t> TopologicalOrder() const;
 };
 
 } // namespace astra

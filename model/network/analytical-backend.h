@@ -1,0 +1,89 @@
+/*
+ * Congestion-unaware analytical network backend: every message costs its
+ * route's latency plus one serialization at the path's slowest link, with no
+ * interaction between messages (ASTRA-sim's congestion_unaware model).
+ */
+
+#ifndef ASTRA_ANALYTICAL_BACKEND_H
+#define ASTRA_ANALYTICAL_BACKEND_H
+
+#include "network-backend.h"
+#include "topology.h"
+
+#include "ns3/traced-callback.h"
+
+#include <memory>
+#include <vector>
+
+namespace ns3
+{
+namespace astra
+{
+
+/**
+ * \ingroup astra-sim
+ * Congestion-unaware backend. For a message of m bytes routed over h hops
+ * (Topology::Route, dimension-order when msg.dim = -1):
+ *
+ *     T = sum of hop latencies + m / min(hop bandwidth)      [ns]
+ *
+ * (serialization counted once, as the reference). Default: T is rounded to
+ * the nearest ns. With Compat = true: T = trunc(sum latency + m / B), exactly
+ * ASTRA-sim's congestion_unaware backend. onSent and then onDelivered are
+ * invoked in one event at Now() + T. src == dst costs 0 (delivered in a
+ * zero-delay event); ids >= GetNpuCount() throw std::out_of_range from Send().
+ */
+class AnalyticalBackend : public NetworkBackend
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    AnalyticalBackend();
+    ~AnalyticalBackend() override;
+
+    /// Use this topology (copied). Must be called before Send().
+    void SetTopology(const Topology& topo);
+    /// Share a topology with other users.
+    void SetTopology(std::shared_ptr<const Topology> topo);
+    /// \return the topology (null before SetTopology)
+    std::shared_ptr<const Topology> GetTopology() const;
+
+    /**
+     * Network time of one message, without sending it.
+     * \param msg the message
+     * \return the time Send() would take for it
+     */
+    Time GetMessageTime(const NetMessage& msg) const;
+
+    void Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered) override;
+    uint32_t GetNpuCount() const override;
+    std::string GetName() const override;
+    uint64_t GetPendingMessages() const override;
+
+    /// \return messages delivered so far
+    uint64_t GetDeliveredMessages() const;
+    /// \return bytes delivered so far
+    uint64_t GetDeliveredBytes() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    std::shared_ptr<const Topology> m_topo;    //!< the network
+    bool m_compat{false};                      //!< truncate like the reference
+    uint64_t m_pending{0};                     //!< sent, not yet delivered
+    uint64_t m_delivered{0};                   //!< delivered messages
+    uint64_t m_deliveredBytes{0};              //!< delivered bytes
+    mutable std::vector<Topology::Hop> m_hops; //!< route scratch buffer
+    /// Trace: message delivered (message, network time).
+    TracedCallback<const NetMessage&, Time> m_deliveredTrace;
+};
+
+} // namespace astra
+} // namespace ns3
+
+#endif /* ASTRA_ANALYTICAL_BACKEND_H */

@@ -1,0 +1,672 @@
+#include "flow-backend.h"
+
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+namespace astra
+{
+
+NS_LOG_COMPONENT_DEFINE("AstraFlowBackend");
+NS_OBJECT_ENSURE_REGISTERED(FlowBackend);
+
+namespace
+{
+/// Drains predicted within this many ns of an event's time are due at it.
+constexpr double kTimeEps = 1e-6;
+} // namespace
+
+TypeId
+FlowBackend::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::astra::FlowBackend")
+            .SetParent<NetworkBackend>()
+            .SetGroupName("AstraSim")
+            .AddConstructor<FlowBackend>()
+            .AddAttribute("Compat",
+                          "Store-and-forward model of ASTRA-sim's congestion_aware backend: "
+                          "each hop costs trunc(latency + bytes / B) and holds its directed "
+                          "link (FIFO) for trunc(bytes / B). Otherwise: fluid max-min sharing.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&FlowBackend::m_compat),
+                          MakeBooleanChecker())
+            .AddAttribute("SelfCheck",
+                          "Run CheckInvariants() after every rate recomputation (slow; tests).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&FlowBackend::m_selfCheck),
+                          MakeBooleanChecker())
+            .AddTraceSource("Delivered",
+                            "A message was delivered (message, time since Send()).",
+                            MakeTraceSourceAccessor(&FlowBackend::m_deliveredTrace),
+                            "ns3::astra::FlowBackend::DeliveredTracedCallback");
+    return tid;
+}
+
+FlowBackend::FlowBackend() = default;
+FlowBackend::~FlowBackend() = default;
+
+void
+FlowBackend::DoDispose()
+{
+    Simulator::Cancel(m_completionEvent);
+    m_flows.clear();
+    m_links.clear();
+    m_topo.reset();
+    NetworkBackend::DoDispose();
+}
+
+void
+FlowBackend::SetTopology(const Topology& topo)
+{
+    SetTopology(std::make_shared<const Topology>(topo));
+}
+
+void
+FlowBackend::SetTopology(std::shared_ptr<const Topology> topo)
+{
+    if (m_activeFlows != 0 || m_pending != 0)
+    {
+        throw std::logic_error("FlowBackend: SetTopology with messages in flight");
+    }
+    m_topo = std::move(topo);
+    m_links.clear();
+    m_linkFreeAt.clear();
+}
+
+std::shared_ptr<const Topology>
+FlowBackend::GetTopology() const
+{
+    return m_topo;
+}
+
+void
+FlowBackend::EnsureLinks()
+{
+    if (!m_topo)
+    {
+        throw std::logic_error("FlowBackend: no topology set (call SetTopology)");
+    }
+    const auto& links = m_topo->GetLinks();
+    if (m_links.size() != 2 * links.size())
+    {
+        m_links.assign(2 * links.size(), DirLink{});
+        for (size_t i = 0; i < links.size(); ++i)
+        {
+            m_links[2 * i].capacity = links[i].bytesPerNs;
+            m_links[2 * i + 1].capacity = links[i].bytesPerNs;
+        }
+        m_linkFreeAt.assign(2 * links.size(), 0);
+    }
+}
+
+void
+FlowBackend::CheckIds(const NetMessage& msg) const
+{
+    const uint32_t n = m_topo->GetNpuCount();
+    if (msg.src >= n || msg.dst >= n)
+    {
+        throw std::out_of_range("FlowBackend: message " + std::to_string(msg.src) + " -> " +
+                                std::to_string(msg.dst) + " names an NPU out of range (" +
+                                std::to_string(n) + " NPUs)");
+    }
+}
+
+double
+FlowBackend::NowNs() const
+{
+    return double(Simulator::Now().GetNanoSeconds());
+}
+
+void
+FlowBackend::Deliver(const NetMessage& msg,
+                     const SentCallback& onSent,
+                     const DeliveredCallback& onDelivered)
+{
+    --m_pending;
+    ++m_delivered;
+    m_deliveredBytes += msg.bytes;
+    if (onSent)
+    {
+        onSent(msg);
+    }
+    if (onDelivered)
+    {
+        onDelivered(msg);
+    }
+}
+
+void
+FlowBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered)
+{
+    EnsureLinks();
+    CheckIds(msg);
+    NS_LOG_FUNCTION(this << msg.src << msg.dst << msg.bytes << msg.dim);
+    if (msg.src == msg.dst)
+    {
+        ++m_pending;
+        Simulator::ScheduleNow(
+            [this, msg, onSent = std::move(onSent), onDelivered = std::move(onDelivered)]() {
+                m_deliveredTrace(msg, Time(0));
+                Deliver(msg, onSent, onDelivered);
+            });
+        return;
+    }
+    if (m_compat)
+    {
+        auto m = std::make_shared<SfMessage>();
+        m_topo->AppendRoute(msg.src, msg.dst, msg.dim, m->hops);
+        m->msg = msg;
+        m->onSent = std::move(onSent);
+        m->onDelivered = std::move(onDelivered);
+        m->sendNs = Simulator::Now().GetNanoSeconds();
+        ++m_pending;
+        SfHop(std::move(m));
+        return;
+    }
+    SendFluid(msg, std::move(onSent), std::move(onDelivered));
+}
+
+// ------------------------------------------------------- store-and-forward
+
+void
+FlowBackend::SfHop(std::shared_ptr<SfMessage> m)
+{
+    const int64_t now = Simulator::Now().GetNanoSeconds();
+    if (m->next == m->hops.size())
+    {
+        m_deliveredTrace(m->msg, NanoSeconds(now - m->sendNs));
+        Deliver(m->msg, m->onSent, m->onDelivered);
+        return;
+    }
+    const auto& hop = m->hops[m->next++];
+    const auto& link = m_topo->GetLinks()[hop.link];
+    const uint32_t dl = 2 * hop.link + hop.dir;
+    const double ser = double(m->msg.bytes) / link.bytesPerNs;
+    const int64_t hold = static_cast<int64_t>(std::trunc(ser));
+    const int64_t cost = static_cast<int64_t>(std::trunc(link.latencyNs + ser));
+    const int64_t start = std::max(now, m_linkFreeAt[dl]);
+    m_linkFreeAt[dl] = start + hold;
+    Simulator::Schedule(NanoSeconds(start + cost - now), &FlowBackend::SfHop, this, std::move(m));
+}
+
+// ------------------------------------------------------------ fluid model
+
+void
+FlowBackend::SendFluid(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered)
+{
+    m_hops.clear();
+    m_topo->AppendRoute(msg.src, msg.dst, msg.dim, m_hops);
+    const auto& links = m_topo->GetLinks();
+    double latency = 0;
+    for (const auto& h : m_hops)
+    {
+        latency += links[h.link].latencyNs;
+    }
+    ++m_pending;
+    const int64_t now = Simulator::Now().GetNanoSeconds();
+    if (msg.bytes == 0)
+    {
+        const int64_t delay = std::llround(latency);
+        Simulator::Schedule(
+            NanoSeconds(delay),
+            [this, msg, delay, onSent = std::move(onSent), onDelivered = std::move(onDelivered)]() {
+                m_deliveredTrace(msg, NanoSeconds(delay));
+                Deliver(msg, onSent, onDelivered);
+            });
+        return;
+    }
+    uint32_t id;
+    if (!m_freeFlows.empty())
+    {
+        id = m_freeFlows.back();
+        m_freeFlows.pop_back();
+    }
+    else
+    {
+        id = static_cast<uint32_t>(m_flows.size());
+        m_flows.emplace_back();
+    }
+    Flow& f = m_flows[id];
+    f.msg = msg;
+    f.onSent = std::move(onSent);
+    f.onDelivered = std::move(onDelivered);
+    f.links.clear();
+    for (const auto& h : m_hops)
+    {
+        const uint32_t dl = 2 * h.link + h.dir;
+        f.links.push_back(dl);
+        m_links[dl].flows.push_back(id);
+        m_dirty.push_back(dl);
+    }
+    f.remaining = double(msg.bytes);
+    f.rate = 0;
+    f.lastNs = double(now);
+    f.finishNs = 0;
+    f.latencyNs = latency;
+    f.sendNs = now;
+    ++f.version;
+    f.active = true;
+    ++m_activeFlows;
+    if (!m_updateScheduled)
+    {
+        m_updateScheduled = true;
+        Simulator::ScheduleNow(&FlowBackend::ProcessDirty, this);
+    }
+}
+
+void
+FlowBackend::ProcessDirty()
+{
+    m_updateScheduled = false;
+    if (!m_dirty.empty())
+    {
+        Recompute();
+        Reschedule();
+    }
+}
+
+void
+FlowBackend::Recompute()
+{
+    ++m_recomputations;
+    ++m_epoch;
+    const uint64_t epoch = m_epoch;
+    m_compLinks.clear();
+    m_compFlows.clear();
+    // connected component (links <-> flows) of the changed links
+    for (uint32_t l : m_dirty)
+    {
+        if (m_links[l].mark != epoch)
+        {
+            m_links[l].mark = epoch;
+            m_compLinks.push_back(l);
+        }
+    }
+    m_dirty.clear();
+    for (size_t i = 0; i < m_compLinks.size(); ++i)
+    {
+        for (uint32_t fid : m_links[m_compLinks[i]].flows)
+        {
+            Flow& f = m_flows[fid];
+            if (f.mark == epoch)
+            {
+                continue;
+            }
+            f.mark = epoch;
+            f.frozen = false;
+            m_compFlows.push_back(fid);
+            for (uint32_t l2 : f.links)
+            {
+                if (m_links[l2].mark != epoch)
+                {
+                    m_links[l2].mark = epoch;
+                    m_compLinks.push_back(l2);
+                }
+            }
+        }
+    }
+    m_recomputedFlows += m_compFlows.size();
+
+    // progressive filling: repeatedly saturate the link with the smallest fair share
+    using Entry = std::pair<double, uint32_t>;
+    std::vector<Entry> heapStore;
+    heapStore.reserve(m_compLinks.size());
+    for (uint32_t l : m_compLinks)
+    {
+        DirLink& dl = m_links[l];
+        dl.capLeft = dl.capacity;
+        dl.unfrozen = static_cast<uint32_t>(dl.flows.size());
+        if (dl.unfrozen > 0)
+        {
+            dl.share = dl.capLeft / dl.unfrozen;
+            heapStore.emplace_back(dl.share, l);
+        }
+    }
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap(std::greater<Entry>(),
+                                                                             std::move(heapStore));
+    while (!heap.empty())
+    {
+        const Entry e = heap.top();
+        heap.pop();
+        DirLink& dl = m_links[e.second];
+        if (dl.unfrozen == 0 || e.first != dl.share)
+        {
+            continue; // stale
+        }
+        const double share = std::max(0.0, e.first);
+        for (uint32_t fid : dl.flows)
+        {
+            Flow& f = m_flows[fid];
+            if (f.frozen)
+            {
+                continue;
+            }
+            f.frozen = true;
+            f.newRate = share;
+            for (uint32_t l2 : f.links)
+            {
+                DirLink& o = m_links[l2];
+                o.capLeft -= share;
+                --o.unfrozen;
+                if (l2 != e.second && o.unfrozen > 0)
+                {
+                    o.share = std::max(0.0, o.capLeft) / o.unfrozen;
+                    heap.emplace(o.share, l2);
+                }
+            }
+        }
+    }
+
+    // apply the new rates
+    const double now = NowNs();
+    for (uint32_t fid : m_compFlows)
+    {
+        Flow& f = m_flows[fid];
+        if (f.newRate == f.rate && f.rate > 0)
+        {
+            continue;
+        }
+        f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.lastNs));
+        f.lastNs = now;
+        f.rate = f.newRate;
+        ++f.version;
+        if (f.rate > 0)
+        {
+            f.finishNs = now + f.remaining / f.rate;
+            m_heap.push(Pending{f.finishNs, fid, f.version});
+        }
+    }
+    if (m_heap.size() > 4 * m_activeFlows + 1024)
+    {
+        CleanHeap();
+    }
+    if (m_selfCheck)
+    {
+        ++m_checks;
+        const std::string err = CheckInvariants();
+        if (!err.empty())
+        {
+            if (m_checkFailures++ == 0)
+            {
+                m_firstFailure = err;
+            }
+            NS_LOG_WARN("FlowBackend invariant violated: " << err);
+        }
+    }
+}
+
+void
+FlowBackend::CleanHeap()
+{
+    std::vector<Pending> keep;
+    keep.reserve(m_activeFlows);
+    for (uint32_t i = 0; i < m_flows.size(); ++i)
+    {
+        const Flow& f = m_flows[i];
+        if (f.active && f.rate > 0)
+        {
+            keep.push_back(Pending{f.finishNs, i, f.version});
+        }
+    }
+    m_heap = decltype(m_heap)(std::greater<Pending>(), std::move(keep));
+}
+
+void
+FlowBackend::Reschedule()
+{
+    while (!m_heap.empty())
+    {
+        const Pending& p = m_heap.top();
+        const Flow& f = m_flows[p.flow];
+        if (f.active && f.version == p.version)
+        {
+            break;
+        }
+        m_heap.pop();
+    }
+    if (m_heap.empty())
+    {
+        Simulator::Cancel(m_completionEvent);
+        m_completionAtNs = -1;
+        return;
+    }
+    const int64_t now = Simulator::Now().GetNanoSeconds();
+    const int64_t at =
+        std::max(now, static_cast<int64_t>(std::ceil(m_heap.top().finishNs - kTimeEps)));
+    if (m_completionEvent.IsRunning() && at == m_completionAtNs)
+    {
+        return;
+    }
+    Simulator::Cancel(m_completionEvent);
+    m_completionAtNs = at;
+    m_completionEvent =
+        Simulator::Schedule(NanoSeconds(at - now), &FlowBackend::OnCompletion, this);
+}
+
+void
+FlowBackend::OnCompletion()
+{
+    m_completionAtNs = -1;
+    const int64_t nowI = Simulator::Now().GetNanoSeconds();
+    const double now = double(nowI);
+    while (!m_heap.empty() && m_heap.top().finishNs <= now + kTimeEps)
+    {
+        const Pending p = m_heap.top();
+        m_heap.pop();
+        Flow& f = m_flows[p.flow];
+        if (!f.active || f.version != p.version)
+        {
+            continue;
+        }
+        // drained: leave the links, deliver after the propagation latency
+        for (uint32_t l : f.links)
+        {
+            auto& v = m_links[l].flows;
+            auto it = std::find(v.begin(), v.end(), p.flow);
+            *it = v.back();
+            v.pop_back();
+            m_dirty.push_back(l);
+        }
+        f.active = false;
+        ++f.version;
+        --m_activeFlows;
+        m_freeFlows.push_back(p.flow);
+        const int64_t deliverAt =
+            std::max(nowI, static_cast<int64_t>(std::llround(f.finishNs + f.latencyNs)));
+        Simulator::Schedule(
+            NanoSeconds(deliverAt - nowI),
+            [this,
+             msg = f.msg,
+             sendNs = f.sendNs,
+             onSent = std::move(f.onSent),
+             onDelivered = std::move(f.onDelivered)]() {
+                m_deliveredTrace(msg, NanoSeconds(Simulator::Now().GetNanoSeconds() - sendNs));
+                Deliver(msg, onSent, onDelivered);
+            });
+        f.onSent = nullptr;
+        f.onDelivered = nullptr;
+    }
+    if (!m_dirty.empty())
+    {
+        Recompute();
+    }
+    Reschedule();
+}
+
+// ------------------------------------------------------------ accessors
+
+uint32_t
+FlowBackend::GetNpuCount() const
+{
+    return m_topo ? m_topo->GetNpuCount() : 0;
+}
+
+std::string
+FlowBackend::GetName() const
+{
+    return "flow";
+}
+
+uint64_t
+FlowBackend::GetPendingMessages() const
+{
+    return m_pending;
+}
+
+uint64_t
+FlowBackend::GetActiveFlows() const
+{
+    return m_activeFlows;
+}
+
+uint64_t
+FlowBackend::GetDeliveredMessages() const
+{
+    return m_delivered;
+}
+
+uint64_t
+FlowBackend::GetDeliveredBytes() const
+{
+    return m_deliveredBytes;
+}
+
+uint64_t
+FlowBackend::GetRecomputations() const
+{
+    return m_recomputations;
+}
+
+uint64_t
+FlowBackend::GetRecomputedFlows() const
+{
+    return m_recomputedFlows;
+}
+
+double
+FlowBackend::GetFlowRate(uint64_t tag) const
+{
+    for (const auto& f : m_flows)
+    {
+        if (f.active && f.msg.tag == tag)
+        {
+            return f.rate;
+        }
+    }
+    return -1;
+}
+
+uint64_t
+FlowBackend::GetInvariantChecks() const
+{
+    return m_checks;
+}
+
+uint64_t
+FlowBackend::GetInvariantFailures() const
+{
+    return m_checkFailures;
+}
+
+std::string
+FlowBackend::GetFirstInvariantFailure() const
+{
+    return m_firstFailure;
+}
+
+std::string
+FlowBackend::CheckInvariants() const
+{
+    std::ostringstream err;
+    const double now = NowNs();
+    std::vector<double> load(m_links.size(), 0.0);
+    std::vector<double> maxRate(m_links.size(), 0.0);
+    uint64_t active = 0;
+    for (uint32_t i = 0; i < m_flows.size(); ++i)
+    {
+        const Flow& f = m_flows[i];
+        if (!f.active)
+        {
+            continue;
+        }
+        ++active;
+        const double rem = f.remaining - f.rate * (now - f.lastNs);
+        if (rem < -1e-6 * double(f.msg.bytes) - 1e-6 || rem > double(f.msg.bytes) + 1e-6)
+        {
+            err << "flow " << i << " (tag " << f.msg.tag << ") has " << rem << " of " << f.msg.bytes
+                << " bytes left";
+            return err.str();
+        }
+        for (uint32_t l : f.links)
+        {
+            load[l] += f.rate;
+            maxRate[l] = std::max(maxRate[l], f.rate);
+            if (std::find(m_links[l].flows.begin(), m_links[l].flows.end(), i) ==
+                m_links[l].flows.end())
+            {
+                err << "flow " << i << " missing from directed link " << l;
+                return err.str();
+            }
+        }
+    }
+    if (active != m_activeFlows)
+    {
+        err << "active flow count " << m_activeFlows << " != " << active;
+        return err.str();
+    }
+    for (size_t l = 0; l < m_links.size(); ++l)
+    {
+        if (load[l] > m_links[l].capacity * (1 + 1e-9) + 1e-12)
+        {
+            err << "directed link " << l << " carries " << load[l] << " B/ns > capacity "
+                << m_links[l].capacity;
+            return err.str();
+        }
+    }
+    if (!m_dirty.empty())
+    {
+        return ""; // rates of just-started flows are assigned later in this ns
+    }
+    for (uint32_t i = 0; i < m_flows.size(); ++i)
+    {
+        const Flow& f = m_flows[i];
+        if (!f.active)
+        {
+            continue;
+        }
+        if (!(f.rate > 0))
+        {
+            err << "flow " << i << " (tag " << f.msg.tag << ") has no rate";
+            return err.str();
+        }
+        bool bottleneck = false;
+        for (uint32_t l : f.links)
+        {
+            const double cap = m_links[l].capacity;
+            if (load[l] >= cap * (1 - 1e-9) && f.rate >= maxRate[l] * (1 - 1e-9))
+            {
+                bottleneck = true;
+                break;
+            }
+        }
+        if (!bottleneck)
+        {
+            err << "flow " << i << " (tag " << f.msg.tag << ", rate " << f.rate
+                << ") has no bottleneck link: not max-min fair";
+            return err.str();
+        }
+    }
+    return "";
+}
+
+} // namespace astra
+} // namespace ns3

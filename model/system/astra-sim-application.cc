@@ -1,0 +1,502 @@
+#include "astra-sim-application.h"
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace ns3
+{
+namespace astra
+{
+
+NS_LOG_COMPONENT_DEFINE("AstraSimApplication");
+
+NS_OBJECT_ENSURE_REGISTERED(AstraSimApplication);
+
+TypeId
+AstraSimApplication::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::astra::AstraSimApplication")
+            .SetParent<Application>()
+            .SetGroupName("AstraSim")
+            .AddConstructor<AstraSimApplication>()
+            .AddAttribute("ReferenceHwLimits",
+                          "Run at most one COMP and one communication node at a time, like "
+                          "ASTRA-sim 2.0's Chakra feeder (default: every ready node runs)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&AstraSimApplication::m_hwLimits),
+                          MakeBooleanChecker())
+            .AddAttribute("DropDanglingCtrlDeps",
+                          "Ignore control dependencies naming nodes absent from the graph",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&AstraSimApplication::m_dropDangling),
+                          MakeBooleanChecker())
+            .AddAttribute("MaxTimelineEvents",
+                          "Timeline entries kept per NPU (bounded report size)",
+                          UintegerValue(100000),
+                          MakeUintegerAccessor(&AstraSimApplication::m_maxTimeline),
+                          MakeUintegerChecker<uint32_t>())
+            .AddTraceSource("NodeStart",
+                            "A workload node was issued (npu, node id)",
+                            MakeTraceSourceAccessor(&AstraSimApplication::m_nodeStart),
+                            "ns3::astra::AstraSimApplication::NodeTracedCallback")
+            .AddTraceSource("NodeEnd",
+                            "A workload node finished (npu, node id)",
+                            MakeTraceSourceAccessor(&AstraSimApplication::m_nodeEnd),
+                            "ns3::astra::AstraSimApplication::NodeTracedCallback")
+            .AddTraceSource("Finished",
+                            "All nodes of this NPU finished (npu, time)",
+                            MakeTraceSourceAccessor(&AstraSimApplication::m_finishedTrace),
+                            "ns3::astra::AstraSimApplication::FinishedTracedCallback");
+    return tid;
+}
+
+AstraSimApplication::AstraSimApplication() = default;
+AstraSimApplication::~AstraSimApplication() = default;
+
+void
+AstraSimApplication::DoDispose()
+{
+    m_ctx = nullptr;
+    m_mem = nullptr;
+    Application::DoDispose();
+}
+
+void
+AstraSimApplication::Setup(uint32_t npu,
+                           Ptr<SystemContext> ctx,
+                           std::shared_ptr<const WorkloadGraph> graph)
+{
+    m_npu = npu;
+    m_ctx = ctx;
+    m_graph = graph;
+}
+
+void
+AstraSimApplication::SetMemoryModel(Ptr<MemoryModel> mem)
+{
+    m_mem = mem;
+}
+
+uint32_t
+AstraSimApplication::GetNpuId() const
+{
+    return m_npu;
+}
+
+bool
+AstraSimApplication::IsFinished() const
+{
+    return m_finished;
+}
+
+const NpuStats&
+AstraSimApplication::GetStats() const
+{
+    return m_stats;
+}
+
+const std::string&
+AstraSimApplication::GetError() const
+{
+    return m_error;
+}
+
+uint64_t
+AstraSimApplication::GetPendingNodes() const
+{
+    return m_remaining;
+}
+
+const std::vector<TimelineEvent>&
+AstraSimApplication::GetTimeline() const
+{
+    return m_timeline;
+}
+
+std::shared_ptr<const WorkloadGraph>
+AstraSimApplication::GetGraph() const
+{
+    return m_graph;
+}
+
+Time
+AstraSimApplication::ComputeTime(const WorkloadNode& n, const SystemParams& p)
+{
+    double ns = double(n.durationMicros) * 1000.0;
+    bool roofline = p.rooflineEnabled || (n.durationMicros == 0 && n.hasNumOps);
+    if (roofline && n.hasNumOps && p.peakPerfTflops > 0)
+    {
+        double perf = p.peakPerfTflops * 1e12; // FLOP/s
+        if (n.tensorSize > 0 && p.localMemBwGBps > 0)
+        {
+            perf = std::min(perf, p.localMemBwGBps * 1e9 * double(n.numOps) / double(n.tensorSize));
+        }
+        ns = perf > 0 ? double(n.numOps) / perf * 1e9 : 0.0;
+    }
+    if (!p.compat)
+    {
+        ns *= p.computeScale;
+    }
+    return Time::FromDouble(ns, Time::NS);
+}
+
+bool
+AstraSimApplication::IsComm(NodeKind k) const
+{
+    return k == NodeKind::COMM_COLL || k == NodeKind::COMM_SEND || k == NodeKind::COMM_RECV;
+}
+
+void
+AstraSimApplication::Fail(const std::string& what)
+{
+    if (m_error.empty())
+    {
+        m_error = what;
+    }
+    NS_LOG_ERROR("NPU " << m_npu << ": " << what);
+    Simulator::Stop();
+}
+
+void
+AstraSimApplication::StartApplication()
+{
+    if (m_started0)
+    {
+        return;
+    }
+    m_started0 = true;
+    m_last = Simulator::Now();
+    if (!m_graph || !m_ctx)
+    {
+        Fail("AstraSimApplication started without a workload or system context");
+        return;
+    }
+    if (!m_mem)
+    {
+        Ptr<LocalMemoryModel> lm = CreateObject<LocalMemoryModel>();
+        lm->SetAttribute("Bandwidth", DoubleValue(m_ctx->GetParams().localMemBwGBps));
+        m_mem = lm;
+    }
+    const auto& nodes = m_graph->nodes;
+    const uint32_t n = static_cast<uint32_t>(nodes.size());
+    m_deps.assign(n, 0);
+    m_started.assign(n, Time(0));
+    m_running.assign(n, 0);
+    std::vector<uint32_t> count(n + 1, 0);
+    std::vector<std::pair<uint32_t, uint32_t>> edges; // (parent, child)
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        for (int kind = 0; kind < 2; ++kind)
+        {
+            const auto& deps = kind == 0 ? nodes[i].dataDeps : nodes[i].ctrlDeps;
+            for (uint64_t d : deps)
+            {
+                auto it = m_graph->index.find(d);
+                if (it == m_graph->index.end())
+                {
+                    if (kind == 1 && m_dropDangling)
+                    {
+                        NS_LOG_WARN(m_graph->file << ": node " << nodes[i].id
+                                                  << " drops dangling control dependency " << d);
+                        continue;
+                    }
+                    Fail(m_graph->file + ": node " + std::to_string(nodes[i].id) + " depends on " +
+                         std::to_string(d) + " which is not in the file" +
+                         (kind == 1 ? " (use --drop-dangling-ctrl-deps to ignore)" : ""));
+                    return;
+                }
+                edges.emplace_back(it->second, i);
+                m_deps[i]++;
+                count[it->second + 1]++;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        count[i + 1] += count[i];
+    }
+    m_childStart = count;
+    m_children.assign(edges.size(), 0);
+    std::vector<uint32_t> fill(count.begin(), count.end() - 1);
+    for (const auto& e : edges)
+    {
+        m_children[fill[e.first]++] = e.second;
+    }
+    m_remaining = n;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (m_deps[i] == 0)
+        {
+            m_ready.push_back(i);
+        }
+    }
+    if (n == 0)
+    {
+        m_finished = true;
+        m_stats.finish = Simulator::Now();
+        m_finishedTrace(m_npu, m_stats.finish);
+        return;
+    }
+    if (m_ready.empty())
+    {
+        Fail(m_graph->file + ": no node is ready at start (dependency cycle)");
+        return;
+    }
+    Issue();
+}
+
+void
+AstraSimApplication::StopApplication()
+{
+}
+
+void
+AstraSimApplication::Account()
+{
+    Time now = Simulator::Now();
+    Time dt = now - m_last;
+    m_last = now;
+    if (dt.IsZero())
+    {
+        return;
+    }
+    if (m_activeComm > 0)
+    {
+        m_stats.commBusy += dt;
+    }
+    if (m_activeComp > 0)
+    {
+        m_stats.compute += dt;
+    }
+    else if (m_activeComm > 0)
+    {
+        m_stats.exposedComm += dt;
+    }
+    else if (m_activeMem > 0)
+    {
+        m_stats.memory += dt;
+    }
+    else
+    {
+        m_stats.idle += dt;
+    }
+}
+
+void
+AstraSimApplication::Issue()
+{
+    std::vector<uint32_t> now;
+    std::vector<uint32_t> keep;
+    bool compBusy = m_activeComp > 0;
+    bool commBusy = m_activeComm > 0;
+    for (uint32_t idx : m_ready)
+    {
+        NodeKind k = m_graph->nodes[idx].kind;
+        if (m_hwLimits)
+        {
+            if (k == NodeKind::COMP)
+            {
+                if (compBusy)
+                {
+                    keep.push_back(idx);
+                    continue;
+                }
+                compBusy = true;
+            }
+            else if (IsComm(k))
+            {
+                if (commBusy)
+                {
+                    keep.push_back(idx);
+                    continue;
+                }
+                commBusy = true;
+            }
+        }
+        now.push_back(idx);
+    }
+    m_ready.swap(keep);
+    for (uint32_t idx : now)
+    {
+        Execute(idx);
+        if (!m_error.empty())
+        {
+            return;
+        }
+    }
+}
+
+void
+AstraSimApplication::Execute(uint32_t idx)
+{
+    const WorkloadNode& n = m_graph->nodes[idx];
+    const SystemParams& p = m_ctx->GetParams();
+    Account();
+    m_started[idx] = Simulator::Now();
+    m_running[idx] = 1;
+    m_nodeStart(m_npu, n.id);
+    NS_LOG_LOGIC("t=" << Simulator::Now().GetNanoSeconds() << " NPU " << m_npu << " issues "
+                      << NodeKindName(n.kind) << " node " << n.id << " '" << n.name << "'");
+    Ptr<AstraSimApplication> self = this;
+    auto done = [self, idx]() { self->NodeDone(idx); };
+    try
+    {
+        switch (n.kind)
+        {
+        case NodeKind::COMP:
+            m_activeComp++;
+            Simulator::Schedule(ComputeTime(n, p), done);
+            break;
+        case NodeKind::MEM_LOAD:
+        case NodeKind::MEM_STORE:
+            m_activeMem++;
+            m_mem->Access(m_npu, n.tensorSize, n.kind == NodeKind::MEM_STORE, done);
+            break;
+        case NodeKind::COMM_COLL: {
+            m_activeComm++;
+            m_stats.collectives++;
+            CollectiveRequest req;
+            req.type = n.collType;
+            req.bytes = n.commSize;
+            req.group = n.pgName;
+            req.involvedDim = n.involvedDim;
+            req.priority = n.commPriority;
+            req.name = n.name;
+            m_ctx->GetSystem(m_npu)->IssueCollective(req, done);
+            break;
+        }
+        case NodeKind::COMM_SEND:
+            m_activeComm++;
+            m_stats.p2p++;
+            if (n.commDst < 0)
+            {
+                throw std::runtime_error("SEND node without comm_dst");
+            }
+            m_ctx->GetSystem(m_npu)->SendP2P(static_cast<uint32_t>(n.commDst),
+                                             n.commSize,
+                                             n.commTag,
+                                             done);
+            break;
+        case NodeKind::COMM_RECV:
+            m_activeComm++;
+            m_stats.p2p++;
+            if (n.commSrc < 0 || uint32_t(n.commSrc) >= m_ctx->GetNpuCount())
+            {
+                throw std::runtime_error("RECV node with comm_src " + std::to_string(n.commSrc) +
+                                         " outside 0.." + std::to_string(m_ctx->GetNpuCount() - 1));
+            }
+            m_ctx->GetSystem(m_npu)->RecvP2P(static_cast<uint32_t>(n.commSrc),
+                                             n.commSize,
+                                             n.commTag,
+                                             done);
+            break;
+        default: // METADATA, INVALID: no-op
+            Simulator::ScheduleNow(done);
+            break;
+        }
+    }
+    catch (const std::exception& e)
+    {
+        Fail((m_graph->file.empty() ? std::string("workload") : m_graph->file) + ": node " +
+             std::to_string(n.id) + " '" + n.name + "' (" + NodeKindName(n.kind) +
+             "): " + e.what());
+    }
+}
+
+void
+AstraSimApplication::NodeDone(uint32_t idx)
+{
+    const WorkloadNode& n = m_graph->nodes[idx];
+    Account();
+    switch (n.kind)
+    {
+    case NodeKind::COMP:
+        m_activeComp--;
+        break;
+    case NodeKind::MEM_LOAD:
+    case NodeKind::MEM_STORE:
+        m_activeMem--;
+        break;
+    case NodeKind::COMM_COLL:
+    case NodeKind::COMM_SEND:
+    case NodeKind::COMM_RECV:
+        m_activeComm--;
+        break;
+    default:
+        break;
+    }
+    m_running[idx] = 0;
+    m_stats.nodes++;
+    if (m_timeline.size() < m_maxTimeline && n.kind != NodeKind::METADATA)
+    {
+        m_timeline.push_back({n.id, n.kind, m_started[idx], Simulator::Now()});
+    }
+    m_nodeEnd(m_npu, n.id);
+    m_remaining--;
+    for (uint32_t c = m_childStart[idx]; c < m_childStart[idx + 1]; ++c)
+    {
+        uint32_t ch = m_children[c];
+        if (--m_deps[ch] == 0)
+        {
+            m_ready.push_back(ch);
+        }
+    }
+    if (m_remaining == 0)
+    {
+        m_finished = true;
+        m_stats.finish = Simulator::Now();
+        NS_LOG_INFO("NPU " << m_npu << " finished at " << m_stats.finish.GetNanoSeconds());
+        m_finishedTrace(m_npu, m_stats.finish);
+        return;
+    }
+    if (!m_ready.empty())
+    {
+        Issue();
+    }
+}
+
+std::string
+AstraSimApplication::DescribePending() const
+{
+    std::ostringstream os;
+    os << "  NPU " << m_npu << ": " << m_remaining << " of "
+       << (m_graph ? m_graph->nodes.size() : 0) << " nodes unfinished";
+    if (m_graph)
+    {
+        int shown = 0;
+        for (size_t i = 0; i < m_running.size() && shown < 8; ++i)
+        {
+            if (m_running[i])
+            {
+                const auto& n = m_graph->nodes[i];
+                os << (shown ? ", " : "; running: ") << NodeKindName(n.kind) << " node " << n.id
+                   << " '" << n.name << "'";
+                if (n.kind == NodeKind::COMM_RECV)
+                {
+                    os << " (from NPU " << n.commSrc << " tag " << n.commTag << ")";
+                }
+                else if (n.kind == NodeKind::COMM_SEND)
+                {
+                    os << " (to NPU " << n.commDst << " tag " << n.commTag << ")";
+                }
+                ++shown;
+            }
+        }
+    }
+    os << "\n";
+    if (m_ctx)
+    {
+        os << m_ctx->GetSystem(m_npu)->DescribePending();
+    }
+    return os.str();
+}
+
+} // namespace astra
+} // namespace ns3

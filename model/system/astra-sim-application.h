@@ -1,0 +1,138 @@
+/*
+ * The per-NPU engine: an ns3::Application that executes one NPU's workload
+ * graph. A node is issued when all its data and control dependencies have
+ * finished; COMP goes to the compute model (replay or roofline), MEM_* to the
+ * memory model, COMM_COLL / SEND / RECV to the system layer.
+ */
+
+#ifndef ASTRA_SIM_APPLICATION_H
+#define ASTRA_SIM_APPLICATION_H
+
+#include "astra-system.h"
+#include "memory-model.h"
+
+#include "ns3/application.h"
+#include "ns3/nstime.h"
+#include "ns3/traced-callback.h"
+#include "ns3/workload-graph.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+namespace astra
+{
+
+/// Time breakdown of one NPU (priority compute > communication > memory > idle).
+struct NpuStats
+{
+    Time finish{0};          //!< time the last node finished
+    Time compute{0};         //!< time with at least one COMP running
+    Time exposedComm{0};     //!< time communicating and not computing
+    Time memory{0};          //!< time only in memory accesses
+    Time idle{0};            //!< time with nothing running
+    Time commBusy{0};        //!< time with any communication running (overlapped or not)
+    uint64_t nodes{0};       //!< nodes executed
+    uint64_t collectives{0}; //!< COMM_COLL nodes
+    uint64_t p2p{0};         //!< SEND + RECV nodes
+};
+
+/// One timeline entry (Chrome trace "X" event).
+struct TimelineEvent
+{
+    uint64_t nodeId; //!< workload node id
+    NodeKind kind;   //!< node type
+    Time start;      //!< start
+    Time end;        //!< end
+};
+
+/**
+ * \ingroup astra-sim
+ * One NPU's workload engine.
+ */
+class AstraSimApplication : public Application
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    AstraSimApplication();
+    ~AstraSimApplication() override;
+
+    /// Set the NPU id, the shared system context and the workload of this NPU.
+    void Setup(uint32_t npu, Ptr<SystemContext> ctx, std::shared_ptr<const WorkloadGraph> graph);
+    /// Memory model for MEM_LOAD / MEM_STORE (default: local memory of the system config).
+    void SetMemoryModel(Ptr<MemoryModel> mem);
+
+    uint32_t GetNpuId() const;           //!< \return NPU id
+    bool IsFinished() const;             //!< \return all nodes executed
+    const NpuStats& GetStats() const;    //!< \return the breakdown (valid when finished)
+    const std::string& GetError() const; //!< \return first error ("" if none)
+    uint64_t GetPendingNodes() const;    //!< \return nodes not yet finished
+    /// \return the timeline (bounded by the MaxTimelineEvents attribute)
+    const std::vector<TimelineEvent>& GetTimeline() const;
+    /// \return what this NPU waits for (unfinished nodes and communication)
+    std::string DescribePending() const;
+    /// \return the workload graph
+    std::shared_ptr<const WorkloadGraph> GetGraph() const;
+
+    /// \return compute time of one COMP node (replay or roofline)
+    static Time ComputeTime(const WorkloadNode& n, const SystemParams& p);
+
+    /// Trace signature: (npu, node id).
+    typedef void (*NodeTracedCallback)(uint32_t npu, uint64_t nodeId);
+    /// Trace signature: (npu, finish time).
+    typedef void (*FinishedTracedCallback)(uint32_t npu, Time finish);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void StartApplication() override;
+    void StopApplication() override;
+    void Issue();
+    void Execute(uint32_t idx);
+    void NodeDone(uint32_t idx);
+    void Account();
+    void Fail(const std::string& what);
+    bool IsComm(NodeKind k) const;
+
+    uint32_t m_npu{0};
+    Ptr<SystemContext> m_ctx;
+    Ptr<MemoryModel> m_mem;
+    std::shared_ptr<const WorkloadGraph> m_graph;
+    bool m_hwLimits{false};
+    bool m_dropDangling{false};
+    uint32_t m_maxTimeline{100000};
+
+    std::vector<uint32_t> m_deps;
+    std::vector<uint32_t> m_childStart; //!< CSR children
+    std::vector<uint32_t> m_children;
+    std::vector<uint32_t> m_ready; //!< ready, not yet issued (file order preserved)
+    std::vector<Time> m_started;
+    std::vector<uint8_t> m_running;
+    uint64_t m_remaining{0};
+    uint32_t m_activeComp{0};
+    uint32_t m_activeComm{0};
+    uint32_t m_activeMem{0};
+    Time m_last{0};
+    bool m_finished{false};
+    bool m_started0{false};
+    NpuStats m_stats;
+    std::string m_error;
+    std::vector<TimelineEvent> m_timeline;
+
+    TracedCallback<uint32_t, uint64_t> m_nodeStart;
+    TracedCallback<uint32_t, uint64_t> m_nodeEnd;
+    TracedCallback<uint32_t, Time> m_finishedTrace;
+};
+
+} // namespace astra
+} // namespace ns3
+
+#endif /* ASTRA_SIM_APPLICATION_H */

@@ -1,0 +1,1416 @@
+#include "astra-system.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+namespace astra
+{
+
+NS_LOG_COMPONENT_DEFINE("AstraSystem");
+
+NS_OBJECT_ENSURE_REGISTERED(SystemContext);
+NS_OBJECT_ENSURE_REGISTERED(AstraSystem);
+
+namespace
+{
+constexpr uint32_t kCollBits = 24;
+constexpr uint32_t kChunkBits = 10;
+constexpr uint32_t kPhaseBits = 4;
+constexpr uint32_t kStepBits = 26;
+constexpr uint64_t kStepMask = (uint64_t(1) << kStepBits) - 1;
+constexpr uint32_t kMaxChunks = 1u << kChunkBits;
+
+void
+DecodeTag(uint64_t tag, uint32_t& coll, uint32_t& chunk, uint32_t& phase, uint32_t& step)
+{
+    step = static_cast<uint32_t>(tag & kStepMask);
+    phase = static_cast<uint32_t>((tag >> kStepBits) & ((1u << kPhaseBits) - 1));
+    chunk = static_cast<uint32_t>((tag >> (kStepBits + kPhaseBits)) & ((1u << kChunkBits) - 1));
+    coll = static_cast<uint32_t>(tag >> (kStepBits + kPhaseBits + kChunkBits));
+}
+
+PhaseOp
+OpOf(CollType t)
+{
+    switch (t)
+    {
+    case CollType::ALL_REDUCE:
+        return PhaseOp::ALL_REDUCE;
+    case CollType::REDUCE:
+        return PhaseOp::REDUCE;
+    case CollType::ALL_GATHER:
+        return PhaseOp::ALL_GATHER;
+    case CollType::GATHER:
+        return PhaseOp::GATHER;
+    case CollType::SCATTER:
+        return PhaseOp::SCATTER;
+    case CollType::BROADCAST:
+        return PhaseOp::BROADCAST;
+    case CollType::ALL_TO_ALL:
+        return PhaseOp::ALL_TO_ALL;
+    case CollType::REDUCE_SCATTER:
+    case CollType::REDUCE_SCATTER_BLOCK:
+        return PhaseOp::REDUCE_SCATTER;
+    case CollType::BARRIER:
+        return PhaseOp::BARRIER;
+    }
+    return PhaseOp::ALL_REDUCE;
+}
+} // namespace
+
+// ---------------------------------------------------------------- SystemContext
+
+TypeId
+SystemContext::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::astra::SystemContext")
+                            .SetParent<Object>()
+                            .SetGroupName("AstraSim")
+                            .AddConstructor<SystemContext>();
+    return tid;
+}
+
+SystemContext::SystemContext() = default;
+SystemContext::~SystemContext() = default;
+
+void
+SystemContext::DoDispose()
+{
+    for (auto& s : m_systems)
+    {
+        s->Dispose();
+    }
+    m_systems.clear();
+    m_backend = nullptr;
+    Object::DoDispose();
+}
+
+void
+SystemContext::Setup(Ptr<NetworkBackend> backend,
+                     const std::vector<DimensionSpec>& dims,
+                     const SystemParams& params)
+{
+    m_backend = backend;
+    m_dims = dims;
+    m_params = params;
+    if (m_params.splits == 0)
+    {
+        m_params.splits = 1;
+    }
+    if (m_params.splits > kMaxChunks)
+    {
+        throw std::runtime_error("preferred-dataset-splits " + std::to_string(params.splits) +
+                                 " exceeds the supported maximum " + std::to_string(kMaxChunks));
+    }
+    if (m_params.activeChunks == 0)
+    {
+        m_params.activeChunks = 1;
+    }
+    if (m_params.queuesPerDim == 0)
+    {
+        m_params.queuesPerDim = 1;
+    }
+    uint32_t n = 1;
+    m_stride.clear();
+    for (const auto& d : m_dims)
+    {
+        m_stride.push_back(n);
+        n *= std::max<uint32_t>(1, d.npus);
+    }
+    if (backend && backend->GetNpuCount() != n)
+    {
+        throw std::runtime_error("network backend connects " +
+                                 std::to_string(backend->GetNpuCount()) +
+                                 " NPUs but the dimensions describe " + std::to_string(n));
+    }
+    auto world = std::make_shared<std::vector<uint32_t>>(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        (*world)[i] = i;
+    }
+    m_world = world;
+    m_systems.clear();
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        Ptr<AstraSystem> s = CreateObject<AstraSystem>();
+        s->Setup(this, i);
+        m_systems.push_back(s);
+    }
+}
+
+void
+SystemContext::SetCommGroups(const std::map<std::string, std::vector<uint32_t>>& groups)
+{
+    for (const auto& g : groups)
+    {
+        AddCommGroup(g.first, g.second);
+    }
+}
+
+void
+SystemContext::AddCommGroup(const std::string& name, const std::vector<uint32_t>& members)
+{
+    auto v = std::make_shared<std::vector<uint32_t>>(members);
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+    for (uint32_t m : *v)
+    {
+        if (m >= GetNpuCount())
+        {
+            throw std::runtime_error("communicator group '" + name + "' names NPU " +
+                                     std::to_string(m) + " but there are only " +
+                                     std::to_string(GetNpuCount()) + " NPUs");
+        }
+    }
+    if (v->empty())
+    {
+        throw std::runtime_error("communicator group '" + name + "' is empty");
+    }
+    m_groups[name] = v;
+}
+
+bool
+SystemContext::HasCommGroup(const std::string& name) const
+{
+    return m_groups.count(name) != 0;
+}
+
+std::shared_ptr<const std::vector<uint32_t>>
+SystemContext::ResolveGroup(const std::string& name) const
+{
+    auto it = m_groups.find(name);
+    if (it != m_groups.end())
+    {
+        return it->second;
+    }
+    if (name.empty() || name == "0")
+    {
+        return m_world;
+    }
+    std::ostringstream os;
+    os << "unknown communicator group '" << name << "' (known:";
+    for (const auto& g : m_groups)
+    {
+        os << " '" << g.first << "'";
+    }
+    os << "; pass --comm-group-configuration or declare it in a METADATA node)";
+    throw std::runtime_error(os.str());
+}
+
+Ptr<AstraSystem>
+SystemContext::GetSystem(uint32_t npu) const
+{
+    return m_systems.at(npu);
+}
+
+uint32_t
+SystemContext::GetNpuCount() const
+{
+    return static_cast<uint32_t>(m_world ? m_world->size() : 0);
+}
+
+const SystemParams&
+SystemContext::GetParams() const
+{
+    return m_params;
+}
+
+const std::vector<DimensionSpec>&
+SystemContext::GetDims() const
+{
+    return m_dims;
+}
+
+Ptr<NetworkBackend>
+SystemContext::GetBackend() const
+{
+    return m_backend;
+}
+
+uint32_t
+SystemContext::Coord(uint32_t npu, uint32_t dim) const
+{
+    return (npu / m_stride[dim]) % std::max<uint32_t>(1, m_dims[dim].npus);
+}
+
+uint32_t
+SystemContext::WithCoord(uint32_t npu, uint32_t dim, uint32_t c) const
+{
+    return npu - Coord(npu, dim) * m_stride[dim] + c * m_stride[dim];
+}
+
+const std::vector<CollectiveRecord>&
+SystemContext::GetRecords() const
+{
+    return m_records;
+}
+
+uint32_t
+SystemContext::RegisterCollective(const std::string& key, bool& created)
+{
+    auto it = m_collIds.find(key);
+    if (it != m_collIds.end())
+    {
+        created = false;
+        return it->second;
+    }
+    created = true;
+    uint32_t id = static_cast<uint32_t>(m_records.size());
+    if (id >= (1u << kCollBits))
+    {
+        throw std::runtime_error("too many collectives (limit 2^24)");
+    }
+    m_collIds.emplace(key, id);
+    m_records.emplace_back();
+    return id;
+}
+
+CollectiveRecord&
+SystemContext::Record(uint32_t id)
+{
+    return m_records.at(id);
+}
+
+void
+SystemContext::Transmit(const NetMessage& msg, std::function<void()> onSent)
+{
+    ++m_sent;
+    m_backend->Send(
+        msg,
+        [onSent](const NetMessage&) {
+            if (onSent)
+            {
+                onSent();
+            }
+        },
+        [this](const NetMessage& m) {
+            if (m.dst < m_systems.size())
+            {
+                m_systems[m.dst]->Deliver(m);
+            }
+        });
+}
+
+uint64_t
+SystemContext::GetMessagesSent() const
+{
+    return m_sent;
+}
+
+// ---------------------------------------------------------------- AstraSystem
+
+struct AstraSystem::CustomState
+{
+    const WorkloadGraph* graph{nullptr};
+    std::vector<uint32_t> deps;
+    std::vector<std::vector<uint32_t>> children;
+    std::vector<uint32_t> posted; //!< RECV node indices waiting
+
+    struct Arrival
+    {
+        uint32_t srcRank;
+        uint32_t tag;
+    };
+
+    std::vector<Arrival> arrivals;
+    uint32_t remaining{0};
+};
+
+TypeId
+AstraSystem::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::astra::AstraSystem")
+            .SetParent<Object>()
+            .SetGroupName("AstraSim")
+            .AddConstructor<AstraSystem>()
+            .AddTraceSource("CollectiveStart",
+                            "A collective started on this NPU (npu, collective id)",
+                            MakeTraceSourceAccessor(&AstraSystem::m_collStartTrace),
+                            "ns3::astra::AstraSystem::CollectiveTracedCallback")
+            .AddTraceSource("CollectiveEnd",
+                            "A collective finished on this NPU (npu, collective id)",
+                            MakeTraceSourceAccessor(&AstraSystem::m_collEndTrace),
+                            "ns3::astra::AstraSystem::CollectiveTracedCallback");
+    return tid;
+}
+
+AstraSystem::AstraSystem() = default;
+AstraSystem::~AstraSystem() = default;
+
+void
+AstraSystem::DoDispose()
+{
+    m_colls.clear();
+    m_unclaimed.clear();
+    m_p2pPosted.clear();
+    m_ctx = nullptr;
+    Object::DoDispose();
+}
+
+void
+AstraSystem::Setup(SystemContext* ctx, uint32_t npu)
+{
+    m_ctx = ctx;
+    m_npu = npu;
+    const SystemParams& p = ctx->GetParams();
+    uint32_t q = p.queuesPerDim;
+    uint32_t cap = (p.activeChunks + q - 1) / q;
+    m_queues.assign((ctx->GetDims().size() + 1) * q, Queue{});
+    for (auto& qq : m_queues)
+    {
+        qq.capacity = std::max<uint32_t>(1, cap);
+    }
+}
+
+uint32_t
+AstraSystem::GetNpuId() const
+{
+    return m_npu;
+}
+
+uint64_t
+AstraSystem::MakeTag(uint32_t coll, uint32_t chunk, uint32_t phase, uint32_t step)
+{
+    return (uint64_t(coll) << (kStepBits + kPhaseBits + kChunkBits)) |
+           (uint64_t(chunk & (kMaxChunks - 1)) << (kStepBits + kPhaseBits)) |
+           (uint64_t(phase & ((1u << kPhaseBits) - 1)) << kStepBits) | (uint64_t(step) & kStepMask);
+}
+
+uint32_t
+AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
+{
+    const SystemParams& p = m_ctx->GetParams();
+    auto members = m_ctx->ResolveGroup(reqIn.group);
+    if (!std::binary_search(members->begin(), members->end(), m_npu))
+    {
+        throw std::runtime_error("NPU " + std::to_string(m_npu) + " issues collective '" +
+                                 reqIn.name + "' on communicator group '" + reqIn.group +
+                                 "' but is not a member of it");
+    }
+    auto c = std::make_unique<CollState>();
+    c->req = reqIn;
+    if (!p.compat && p.commScale != 1.0)
+    {
+        c->req.bytes = static_cast<uint64_t>(std::llround(double(reqIn.bytes) * p.commScale));
+    }
+    c->localSeq = m_localSeq++;
+    c->start = Simulator::Now();
+    c->cb = std::move(done);
+    Plan(*c, members);
+
+    // the k-th collective on the same (sub)group is the same collective everywhere
+    std::string key;
+    {
+        std::ostringstream os;
+        os << reqIn.group << '|';
+        const auto& first = c->phases.empty() ? nullptr : c->phases.front().peers;
+        // anchor: smallest NPU id of the whole collective membership
+        uint32_t anchor = m_npu;
+        for (const auto& ph : c->phases)
+        {
+            for (uint32_t x : *ph.peers)
+            {
+                anchor = std::min(anchor, x);
+            }
+        }
+        (void)first;
+        os << anchor << '|';
+        for (bool b : reqIn.involvedDim)
+        {
+            os << (b ? '1' : '0');
+        }
+        key = os.str();
+    }
+    uint32_t seq = m_groupSeq[key]++;
+    bool created = false;
+    uint32_t id = m_ctx->RegisterCollective(key + '#' + std::to_string(seq), created);
+    c->id = id;
+    CollectiveRecord& rec = m_ctx->Record(id);
+    if (created)
+    {
+        rec.name = reqIn.name;
+        rec.type = reqIn.type;
+        rec.group = reqIn.group;
+        rec.bytes = c->req.bytes;
+        uint32_t n = 1;
+        std::ostringstream pl;
+        if (c->phases.empty())
+        {
+            pl << "local";
+        }
+        for (size_t i = 0; i < c->phases.size(); ++i)
+        {
+            const auto& ph = c->phases[i];
+            pl << (i ? " " : "") << PhaseOpName(ph.op) << "@"
+               << (ph.dim < 0 ? std::string("flat") : "dim" + std::to_string(ph.dim)) << ":"
+               << AlgoKindName(ph.algo.kind);
+        }
+        rec.placement = pl.str();
+        // member count: product over distinct dimension phases, or flat size
+        std::vector<int32_t> seen;
+        for (const auto& ph : c->phases)
+        {
+            if (ph.dim < 0 || std::find(seen.begin(), seen.end(), ph.dim) == seen.end())
+            {
+                n = ph.dim < 0 ? static_cast<uint32_t>(ph.peers->size())
+                               : n * static_cast<uint32_t>(ph.peers->size());
+                seen.push_back(ph.dim);
+            }
+        }
+        rec.members = c->phases.empty() ? 1 : n;
+    }
+    else if (rec.type != reqIn.type)
+    {
+        NS_LOG_WARN("NPU " << m_npu << ": collective #" << seq << " on group '" << reqIn.group
+                           << "' is " << CollTypeName(reqIn.type) << " here but "
+                           << CollTypeName(rec.type) << " on another member");
+    }
+    rec.started++;
+    rec.start = std::min(rec.start, Simulator::Now());
+
+    // chunks
+    uint64_t size = c->req.bytes;
+    uint32_t nMembers = std::max<uint32_t>(1, rec.members);
+    std::vector<uint64_t> chunks;
+    if (p.compat)
+    {
+        uint64_t chunk = size / p.splits;
+        if (reqIn.type != CollType::ALL_GATHER && chunk < nMembers)
+        {
+            chunk = nMembers;
+        }
+        if (chunk == 0)
+        {
+            chunk = 1;
+        }
+        uint64_t cnt = std::max<uint64_t>(1, (size + chunk - 1) / chunk);
+        chunks.assign(cnt, chunk);
+    }
+    else
+    {
+        uint64_t cnt = std::max<uint64_t>(1, std::min<uint64_t>(p.splits, size));
+        for (uint64_t i = 0; i < cnt; ++i)
+        {
+            chunks.push_back(size / cnt + (i < size % cnt ? 1 : 0));
+        }
+    }
+    if (chunks.size() > kMaxChunks)
+    {
+        throw std::runtime_error("collective '" + reqIn.name + "' needs " +
+                                 std::to_string(chunks.size()) + " chunks (limit " +
+                                 std::to_string(kMaxChunks) + ")");
+    }
+    c->streams.resize(chunks.size());
+    for (size_t i = 0; i < chunks.size(); ++i)
+    {
+        Stream& s = c->streams[i];
+        s.coll = c.get();
+        s.chunk = static_cast<uint32_t>(i);
+        s.chunkBytes = chunks[i];
+        s.bytes = chunks[i];
+    }
+    NS_LOG_INFO("t=" << Simulator::Now().GetNanoSeconds() << " NPU " << m_npu << " issues "
+                     << CollTypeName(reqIn.type) << " #" << id << " '" << reqIn.name << "' "
+                     << c->req.bytes << " B on group '" << reqIn.group << "' as " << chunks.size()
+                     << " chunk(s): " << rec.placement);
+    CollState* cp = c.get();
+    m_colls.emplace(id, std::move(c));
+    m_collStartTrace(m_npu, id);
+
+    auto un = m_unclaimed.find(id);
+    if (un != m_unclaimed.end())
+    {
+        std::vector<NetMessage> msgs = std::move(un->second);
+        m_unclaimed.erase(un);
+        for (const auto& m : msgs)
+        {
+            HandleCollMessage(m);
+        }
+    }
+    if (cp->phases.empty())
+    {
+        // nothing to exchange (single-member group)
+        Simulator::ScheduleNow([this, id]() {
+            auto it = m_colls.find(id);
+            if (it != m_colls.end())
+            {
+                Stream* s = &it->second->streams[0];
+                it->second->done = static_cast<uint32_t>(it->second->streams.size()) - 1;
+                StreamDone(s);
+            }
+        });
+        return id;
+    }
+    for (auto& s : cp->streams)
+    {
+        Enqueue(&s);
+    }
+    return id;
+}
+
+void
+AstraSystem::Plan(CollState& c, std::shared_ptr<const std::vector<uint32_t>> members)
+{
+    const SystemParams& p = m_ctx->GetParams();
+    const auto& dims = m_ctx->GetDims();
+    const uint32_t nd = static_cast<uint32_t>(dims.size());
+    const uint32_t nq = p.queuesPerDim;
+    const bool world = members->size() == m_ctx->GetNpuCount();
+    std::vector<std::vector<uint32_t>> coords(nd);
+    std::vector<uint32_t> V;
+    bool regular = true;
+    if (world)
+    {
+        for (uint32_t d = 0; d < nd; ++d)
+        {
+            bool involved =
+                c.req.involvedDim.empty() || (d < c.req.involvedDim.size() && c.req.involvedDim[d]);
+            if (dims[d].npus > 1 && involved)
+            {
+                V.push_back(d);
+                for (uint32_t x = 0; x < dims[d].npus; ++x)
+                {
+                    coords[d].push_back(x);
+                }
+            }
+        }
+    }
+    else
+    {
+        uint64_t prod = 1;
+        for (uint32_t d = 0; d < nd; ++d)
+        {
+            std::vector<uint32_t> cs;
+            for (uint32_t m : *members)
+            {
+                cs.push_back(m_ctx->Coord(m, d));
+            }
+            std::sort(cs.begin(), cs.end());
+            cs.erase(std::unique(cs.begin(), cs.end()), cs.end());
+            if (cs.size() > 1)
+            {
+                V.push_back(d);
+                coords[d] = cs;
+                prod *= cs.size();
+            }
+        }
+        regular = prod == members->size();
+        if (!c.req.involvedDim.empty())
+        {
+            NS_LOG_DEBUG("involved_dim ignored for explicit group '" << c.req.group << "'");
+        }
+    }
+
+    const CollType t = c.req.type;
+    const PhaseOp op = OpOf(t);
+    auto algoList = [&](PhaseOp o) -> const std::vector<AlgoSpec>& {
+        switch (o)
+        {
+        case PhaseOp::REDUCE_SCATTER:
+            return p.reduceScatter;
+        case PhaseOp::ALL_GATHER:
+            return p.allGather;
+        case PhaseOp::ALL_TO_ALL:
+            return p.allToAll;
+        default:
+            return p.allReduce;
+        }
+    };
+    auto algoFor = [&](PhaseOp o, int32_t dim) {
+        const auto& l = algoList(o);
+        if (l.empty())
+        {
+            return AlgoSpec{};
+        }
+        size_t i = dim < 0 ? 0 : std::min<size_t>(dim, l.size() - 1);
+        return l[i];
+    };
+    auto addPhase = [&](PhaseOp o,
+                        int32_t dim,
+                        std::shared_ptr<const std::vector<uint32_t>> peers,
+                        const AlgoSpec* forced) {
+        PhaseDesc ph;
+        ph.op = o;
+        ph.dim = dim;
+        ph.peers = peers;
+        auto it = std::lower_bound(peers->begin(), peers->end(), m_npu);
+        ph.myIndex = static_cast<uint32_t>(it - peers->begin());
+        AlgoSpec want = forced ? *forced : algoFor(o, dim);
+        ph.algo =
+            want.kind == AlgoKind::CUSTOM
+                ? want
+                : CollectiveAlgorithm::Effective(want, o, static_cast<uint32_t>(peers->size()));
+        if (ph.algo.kind != want.kind && ph.myIndex == 0)
+        {
+            NS_LOG_WARN("collective '" << c.req.name << "': " << AlgoKindName(want.kind)
+                                       << " cannot run " << PhaseOpName(o) << " on "
+                                       << peers->size() << " members; using "
+                                       << AlgoKindName(ph.algo.kind));
+        }
+        ph.queueBase = (dim < 0 ? nd : static_cast<uint32_t>(dim)) * nq;
+        c.phases.push_back(ph);
+    };
+    // members of my collective instance (sub-grid over V anchored at me, or the group)
+    auto subgrid = [&]() -> std::shared_ptr<const std::vector<uint32_t>> {
+        if (!world || V.size() == nd)
+        {
+            bool all = true;
+            for (uint32_t d = 0; d < nd && world; ++d)
+            {
+                all = all && (dims[d].npus <= 1 || std::find(V.begin(), V.end(), d) != V.end());
+            }
+            if (!world || all)
+            {
+                return members;
+            }
+        }
+        auto v = std::make_shared<std::vector<uint32_t>>();
+        v->push_back(m_npu);
+        for (uint32_t d : V)
+        {
+            std::vector<uint32_t> next;
+            for (uint32_t x : *v)
+            {
+                for (uint32_t cc : coords[d])
+                {
+                    next.push_back(m_ctx->WithCoord(x, d, cc));
+                }
+            }
+            v->swap(next);
+        }
+        std::sort(v->begin(), v->end());
+        return v;
+    };
+    auto line = [&](uint32_t d) {
+        auto v = std::make_shared<std::vector<uint32_t>>();
+        for (uint32_t cc : coords[d])
+        {
+            v->push_back(m_ctx->WithCoord(m_npu, d, cc));
+        }
+        return std::shared_ptr<const std::vector<uint32_t>>(v);
+    };
+
+    if (members->size() <= 1 || (world && V.empty()))
+    {
+        return; // nothing to exchange
+    }
+    // custom algorithm from traces
+    auto cu = p.custom.find(t == CollType::REDUCE_SCATTER_BLOCK ? CollType::REDUCE_SCATTER : t);
+    if (cu != p.custom.end())
+    {
+        AlgoSpec s;
+        s.kind = AlgoKind::CUSTOM;
+        auto all = regular ? subgrid() : members;
+        addPhase(op, V.size() == 1 && regular ? static_cast<int32_t>(V[0]) : -1, all, &s);
+        return;
+    }
+    if (!regular)
+    {
+        if (members->front() == m_npu)
+        {
+            NS_LOG_WARN("communicator group '"
+                        << c.req.group << "' (" << members->size()
+                        << " NPUs) is not a line or sub-grid of the topology; running "
+                        << PhaseOpName(op) << " as one flat " << AlgoKindName(algoFor(op, -1).kind)
+                        << " over its members, routed through the network (dim -1)");
+        }
+        addPhase(op, -1, members, nullptr);
+        return;
+    }
+    bool misc = op == PhaseOp::REDUCE || op == PhaseOp::GATHER || op == PhaseOp::SCATTER ||
+                op == PhaseOp::BROADCAST || op == PhaseOp::BARRIER;
+    if (V.size() == 1)
+    {
+        addPhase(op, static_cast<int32_t>(V[0]), line(V[0]), nullptr);
+        return;
+    }
+    if (misc || algoFor(op, -1).flattened)
+    {
+        addPhase(op, -1, subgrid(), nullptr);
+        return;
+    }
+    std::vector<uint32_t> order = V;
+    if (p.optimization == CollOptimization::LOCAL_BW_AWARE)
+    {
+        std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+            return dims[a].bandwidthGBps > dims[b].bandwidthGBps;
+        });
+    }
+    switch (op)
+    {
+    case PhaseOp::ALL_REDUCE:
+        if (p.optimization == CollOptimization::LOCAL_BW_AWARE)
+        {
+            for (size_t i = 0; i + 1 < order.size(); ++i)
+            {
+                addPhase(PhaseOp::REDUCE_SCATTER, order[i], line(order[i]), nullptr);
+            }
+            addPhase(PhaseOp::ALL_REDUCE, order.back(), line(order.back()), nullptr);
+            for (size_t i = order.size() - 1; i-- > 0;)
+            {
+                addPhase(PhaseOp::ALL_GATHER, order[i], line(order[i]), nullptr);
+            }
+        }
+        else
+        {
+            for (uint32_t d : order)
+            {
+                addPhase(PhaseOp::ALL_REDUCE, d, line(d), nullptr);
+            }
+        }
+        break;
+    case PhaseOp::ALL_GATHER:
+        // input grows; localBWAware gathers on the slowest dimension first so the largest
+        // messages use the fastest links
+        if (p.optimization == CollOptimization::LOCAL_BW_AWARE)
+        {
+            std::reverse(order.begin(), order.end());
+        }
+        for (uint32_t d : order)
+        {
+            addPhase(op, d, line(d), nullptr);
+        }
+        break;
+    default:
+        for (uint32_t d : order)
+        {
+            addPhase(op, d, line(d), nullptr);
+        }
+        break;
+    }
+    if (c.phases.size() > (1u << kPhaseBits))
+    {
+        throw std::runtime_error("too many phases");
+    }
+}
+
+bool
+AstraSystem::Before(const Stream* a, const Stream* b) const
+{
+    const SystemParams& p = m_ctx->GetParams();
+    const CollState* ca = a->coll;
+    const CollState* cb = b->coll;
+    if (ca != cb)
+    {
+        switch (p.scheduling)
+        {
+        case SchedulingPolicy::LIFO:
+            return ca->localSeq > cb->localSeq;
+        case SchedulingPolicy::FIFO:
+            return ca->localSeq < cb->localSeq;
+        case SchedulingPolicy::EXPLICIT:
+            if (ca->req.priority != cb->req.priority)
+            {
+                return ca->req.priority > cb->req.priority;
+            }
+            return ca->localSeq < cb->localSeq;
+        }
+    }
+    return a->chunk < b->chunk;
+}
+
+void
+AstraSystem::Enqueue(Stream* s)
+{
+    const SystemParams& p = m_ctx->GetParams();
+    const PhaseDesc& ph = s->coll->phases[s->phase];
+    uint32_t nq = p.queuesPerDim;
+    if (ph.op == PhaseOp::ALL_REDUCE && nq > 1)
+    {
+        nq = std::max<uint32_t>(1, nq / 2);
+    }
+    uint32_t q = ph.queueBase + s->chunk % nq;
+    m_queues[q].waiting.push_back(s);
+    Pump(q);
+}
+
+void
+AstraSystem::Pump(uint32_t q)
+{
+    Queue& qu = m_queues[q];
+    while (qu.active < qu.capacity && !qu.waiting.empty())
+    {
+        size_t best = 0;
+        for (size_t i = 1; i < qu.waiting.size(); ++i)
+        {
+            if (Before(qu.waiting[i], qu.waiting[best]))
+            {
+                best = i;
+            }
+        }
+        Stream* s = qu.waiting[best];
+        qu.waiting.erase(qu.waiting.begin() + best);
+        qu.active++;
+        s->queue = q;
+        StartPhase(s);
+    }
+}
+
+Time
+AstraSystem::ProcessingDelay(uint64_t bytes, bool reduce) const
+{
+    const SystemParams& p = m_ctx->GetParams();
+    if (p.compat)
+    {
+        int64_t d = static_cast<int64_t>(p.endpointDelayNs * p.injectionScale);
+        int64_t red = 0;
+        if (reduce && p.localMemBwGBps > 0)
+        {
+            red = 3 * static_cast<int64_t>(double(bytes) / p.localMemBwGBps);
+        }
+        return NanoSeconds(d + red);
+    }
+    double ns = p.endpointDelayNs * p.injectionScale;
+    if (reduce && p.localMemBwGBps > 0)
+    {
+        ns += double(bytes) / p.localMemBwGBps;
+    }
+    return Time::FromDouble(ns, Time::NS);
+}
+
+void
+AstraSystem::StartPhase(Stream* s)
+{
+    const SystemParams& p = m_ctx->GetParams();
+    const PhaseDesc& ph = s->coll->phases[s->phase];
+    s->step = 0;
+    s->posted = false;
+    if (ph.algo.kind == AlgoKind::CUSTOM)
+    {
+        CustomStart(s);
+        return;
+    }
+    s->steps = CollectiveAlgorithm::NumSteps(ph.algo,
+                                             ph.op,
+                                             static_cast<uint32_t>(ph.peers->size()),
+                                             ph.myIndex);
+    if (p.compat && s->steps > 0)
+    {
+        int64_t d = static_cast<int64_t>(p.endpointDelayNs * p.injectionScale);
+        Simulator::Schedule(NanoSeconds(d), &AstraSystem::StartStep, this, s);
+    }
+    else
+    {
+        StartStep(s);
+    }
+}
+
+void
+AstraSystem::StartStep(Stream* s)
+{
+    CollState* c = s->coll;
+    while (true)
+    {
+        const PhaseDesc& ph = c->phases[s->phase];
+        if (s->step >= s->steps)
+        {
+            PhaseDone(s);
+            return;
+        }
+        CollectiveAlgorithm::GetStep(ph.algo,
+                                     ph.op,
+                                     static_cast<uint32_t>(ph.peers->size()),
+                                     ph.myIndex,
+                                     s->bytes,
+                                     s->step,
+                                     m_scratch);
+        NetMessage msg;
+        msg.src = m_npu;
+        msg.dim = ph.dim;
+        msg.tclass = ph.op == PhaseOp::BARRIER ? TrafficClass::CONTROL : TrafficClass::COLLECTIVE;
+        msg.tag = MakeTag(c->id, s->chunk, s->phase, s->step);
+        for (const auto& snd : m_scratch.sends)
+        {
+            msg.dst = (*ph.peers)[snd.peer];
+            msg.bytes = snd.bytes;
+            m_ctx->Transmit(msg, nullptr);
+        }
+        s->outstanding = m_scratch.recvs;
+        s->reduce = m_scratch.reduce;
+        if (s->outstanding == 0)
+        {
+            s->step++;
+            continue;
+        }
+        s->posted = true;
+        // consume data that arrived before this step was posted
+        for (size_t i = 0; i < s->early.size();)
+        {
+            const EarlyMsg& e = s->early[i];
+            if (e.phase == s->phase && e.step == s->step)
+            {
+                EarlyMsg copy = e;
+                s->early[i] = s->early.back();
+                s->early.pop_back();
+                OnRecv(s, copy.src, copy.bytes, copy.tag);
+            }
+            else
+            {
+                ++i;
+            }
+        }
+        return;
+    }
+}
+
+void
+AstraSystem::OnRecv(Stream* s, uint32_t src, uint64_t bytes, uint64_t tag)
+{
+    NS_LOG_LOGIC("t=" << Simulator::Now().GetNanoSeconds() << " NPU " << m_npu << " coll "
+                      << s->coll->id << " chunk " << s->chunk << " phase " << s->phase << " step "
+                      << s->step << " recv " << bytes << " B from " << src);
+    Simulator::Schedule(ProcessingDelay(bytes, s->reduce), &AstraSystem::RecvProcessed, this, s);
+}
+
+void
+AstraSystem::RecvProcessed(Stream* s)
+{
+    if (--s->outstanding == 0)
+    {
+        s->posted = false;
+        s->step++;
+        StartStep(s);
+    }
+}
+
+void
+AstraSystem::PhaseDone(Stream* s)
+{
+    CollState* c = s->coll;
+    uint32_t q = s->queue;
+    m_queues[q].active--;
+    const PhaseDesc& ph = c->phases[s->phase];
+    s->bytes =
+        CollectiveAlgorithm::OutputBytes(ph.op, static_cast<uint32_t>(ph.peers->size()), s->bytes);
+    s->custom.reset();
+    s->phase++;
+    if (s->phase < c->phases.size())
+    {
+        Enqueue(s);
+    }
+    else
+    {
+        StreamDone(s); // may destroy the collective
+    }
+    Pump(q);
+}
+
+void
+AstraSystem::StreamDone(Stream* s)
+{
+    CollState* c = s->coll;
+    if (++c->done < c->streams.size())
+    {
+        return;
+    }
+    uint32_t id = c->id;
+    CollectiveRecord& rec = m_ctx->Record(id);
+    rec.finished++;
+    rec.end = std::max(rec.end, Simulator::Now());
+    NS_LOG_INFO("t=" << Simulator::Now().GetNanoSeconds() << " NPU " << m_npu << " finished "
+                     << CollTypeName(c->req.type) << " #" << id);
+    DoneCallback cb = std::move(c->cb);
+    m_colls.erase(id);
+    m_collEndTrace(m_npu, id);
+    if (cb)
+    {
+        cb();
+    }
+}
+
+void
+AstraSystem::Deliver(const NetMessage& msg)
+{
+    if (msg.tclass == TrafficClass::POINT_TO_POINT)
+    {
+        P2PKey k{msg.src, static_cast<int64_t>(msg.tag)};
+        auto it = m_p2pPosted.find(k);
+        if (it != m_p2pPosted.end() && !it->second.empty())
+        {
+            DoneCallback cb = std::move(it->second.front());
+            it->second.pop_front();
+            if (it->second.empty())
+            {
+                m_p2pPosted.erase(it);
+            }
+            m_pendingRecvs--;
+            cb();
+        }
+        else
+        {
+            m_p2pArrived[k]++;
+        }
+        return;
+    }
+    HandleCollMessage(msg);
+}
+
+void
+AstraSystem::HandleCollMessage(const NetMessage& msg)
+{
+    uint32_t coll, chunk, phase, step;
+    DecodeTag(msg.tag, coll, chunk, phase, step);
+    auto it = m_colls.find(coll);
+    if (it == m_colls.end())
+    {
+        m_unclaimed[coll].push_back(msg);
+        return;
+    }
+    CollState* c = it->second.get();
+    if (chunk >= c->streams.size())
+    {
+        NS_LOG_WARN("NPU " << m_npu << ": message for chunk " << chunk << " of collective " << coll
+                           << " which has " << c->streams.size()
+                           << " chunks here (mismatched collective sizes across members?)");
+        return;
+    }
+    Stream* s = &c->streams[chunk];
+    if (s->custom && s->phase == phase)
+    {
+        const auto& peers = *c->phases[phase].peers;
+        uint32_t rank = static_cast<uint32_t>(
+            std::lower_bound(peers.begin(), peers.end(), msg.src) - peers.begin());
+        s->custom->arrivals.push_back({rank, step});
+        CustomTryRecv(s);
+        return;
+    }
+    if (s->posted && s->phase == phase && s->step == step)
+    {
+        OnRecv(s, msg.src, msg.bytes, msg.tag);
+        return;
+    }
+    s->early.push_back({phase, step, msg.src, msg.bytes, msg.tag});
+}
+
+// ---- custom (trace-defined) algorithms
+
+void
+AstraSystem::CustomStart(Stream* s)
+{
+    const SystemParams& p = m_ctx->GetParams();
+    CollState* c = s->coll;
+    const PhaseDesc& ph = c->phases[s->phase];
+    CollType t =
+        c->req.type == CollType::REDUCE_SCATTER_BLOCK ? CollType::REDUCE_SCATTER : c->req.type;
+    const auto& graphs = *p.custom.at(t);
+    if (ph.myIndex >= graphs.size())
+    {
+        throw std::runtime_error("custom " + std::string(CollTypeName(t)) + " implementation has " +
+                                 std::to_string(graphs.size()) + " rank traces but rank " +
+                                 std::to_string(ph.myIndex) + " of " +
+                                 std::to_string(ph.peers->size()) + " members needs one");
+    }
+    auto cs = std::make_unique<CustomState>();
+    cs->graph = &graphs[ph.myIndex];
+    const auto& g = *cs->graph;
+    cs->deps.assign(g.nodes.size(), 0);
+    cs->children.assign(g.nodes.size(), {});
+    for (uint32_t i = 0; i < g.nodes.size(); ++i)
+    {
+        for (const auto* dl : {&g.nodes[i].dataDeps, &g.nodes[i].ctrlDeps})
+        {
+            for (uint64_t d : *dl)
+            {
+                auto f = g.index.find(d);
+                if (f != g.index.end())
+                {
+                    cs->deps[i]++;
+                    cs->children[f->second].push_back(i);
+                }
+            }
+        }
+    }
+    cs->remaining = static_cast<uint32_t>(g.nodes.size());
+    s->custom = std::move(cs);
+    // messages that arrived before this chunk started
+    for (size_t i = 0; i < s->early.size();)
+    {
+        if (s->early[i].phase == s->phase)
+        {
+            const auto& peers = *ph.peers;
+            uint32_t rank = static_cast<uint32_t>(
+                std::lower_bound(peers.begin(), peers.end(), s->early[i].src) - peers.begin());
+            s->custom->arrivals.push_back({rank, s->early[i].step});
+            s->early[i] = s->early.back();
+            s->early.pop_back();
+        }
+        else
+        {
+            ++i;
+        }
+    }
+    if (s->custom->remaining == 0)
+    {
+        PhaseDone(s);
+        return;
+    }
+    CustomRun(s);
+}
+
+void
+AstraSystem::CustomRun(Stream* s)
+{
+    // issue every ready node (deps == 0 and not yet issued: mark issued with UINT32_MAX)
+    CustomState& cs = *s->custom;
+    std::vector<uint32_t> ready;
+    for (uint32_t i = 0; i < cs.deps.size(); ++i)
+    {
+        if (cs.deps[i] == 0)
+        {
+            cs.deps[i] = UINT32_MAX;
+            ready.push_back(i);
+        }
+    }
+    const SystemParams& p = m_ctx->GetParams();
+    CollState* c = s->coll;
+    const PhaseDesc& ph = c->phases[s->phase];
+    for (uint32_t i : ready)
+    {
+        const WorkloadNode& n = cs.graph->nodes[i];
+        switch (n.kind)
+        {
+        case NodeKind::COMM_SEND: {
+            if (n.commDst < 0 || uint32_t(n.commDst) >= ph.peers->size())
+            {
+                throw std::runtime_error("custom trace " + cs.graph->file + " node " +
+                                         std::to_string(n.id) + ": comm_dst " +
+                                         std::to_string(n.commDst) + " outside the group of " +
+                                         std::to_string(ph.peers->size()));
+            }
+            NetMessage msg;
+            msg.src = m_npu;
+            msg.dst = (*ph.peers)[n.commDst];
+            msg.bytes = std::max<uint64_t>(1, n.commSize);
+            msg.dim = ph.dim;
+            msg.tag = MakeTag(c->id, s->chunk, s->phase, uint32_t(n.commTag) & kStepMask);
+            m_ctx->Transmit(msg, [this, s, i]() { CustomNodeDone(s, i); });
+            break;
+        }
+        case NodeKind::COMM_RECV:
+            cs.posted.push_back(i);
+            break;
+        case NodeKind::COMP: {
+            double ns = double(n.durationMicros) * 1000.0 * (p.compat ? 1.0 : p.computeScale);
+            Simulator::Schedule(Time::FromDouble(ns, Time::NS),
+                                &AstraSystem::CustomNodeDone,
+                                this,
+                                s,
+                                i);
+            break;
+        }
+        default:
+            Simulator::ScheduleNow(&AstraSystem::CustomNodeDone, this, s, i);
+            break;
+        }
+    }
+    if (!ready.empty())
+    {
+        CustomTryRecv(s);
+    }
+}
+
+void
+AstraSystem::CustomTryRecv(Stream* s)
+{
+    if (!s->custom)
+    {
+        return;
+    }
+    CustomState& cs = *s->custom;
+    for (size_t pi = 0; pi < cs.posted.size();)
+    {
+        const WorkloadNode& n = cs.graph->nodes[cs.posted[pi]];
+        bool matched = false;
+        for (size_t ai = 0; ai < cs.arrivals.size(); ++ai)
+        {
+            if (int64_t(cs.arrivals[ai].srcRank) == n.commSrc &&
+                cs.arrivals[ai].tag == (uint32_t(n.commTag) & kStepMask))
+            {
+                cs.arrivals.erase(cs.arrivals.begin() + ai);
+                uint32_t idx = cs.posted[pi];
+                cs.posted.erase(cs.posted.begin() + pi);
+                Simulator::ScheduleNow(&AstraSystem::CustomNodeDone, this, s, idx);
+                matched = true;
+                break;
+            }
+        }
+        if (!matched)
+        {
+            ++pi;
+        }
+    }
+}
+
+void
+AstraSystem::CustomNodeDone(Stream* s, uint32_t idx)
+{
+    CustomState& cs = *s->custom;
+    bool any = false;
+    for (uint32_t ch : cs.children[idx])
+    {
+        if (--cs.deps[ch] == 0)
+        {
+            any = true;
+        }
+    }
+    if (--cs.remaining == 0)
+    {
+        PhaseDone(s);
+        return;
+    }
+    if (any)
+    {
+        CustomRun(s);
+    }
+}
+
+// ---- workload SEND / RECV
+
+void
+AstraSystem::SendP2P(uint32_t dst, uint64_t bytes, int64_t tag, DoneCallback done)
+{
+    const SystemParams& p = m_ctx->GetParams();
+    NetMessage msg;
+    msg.src = m_npu;
+    msg.dst = dst;
+    msg.bytes = std::max<uint64_t>(
+        1,
+        p.compat ? bytes : static_cast<uint64_t>(std::llround(double(bytes) * p.commScale)));
+    msg.tag = static_cast<uint64_t>(tag);
+    msg.dim = -1;
+    msg.tclass = TrafficClass::POINT_TO_POINT;
+    if (dst >= m_ctx->GetNpuCount())
+    {
+        throw std::runtime_error("SEND from NPU " + std::to_string(m_npu) + " to NPU " +
+                                 std::to_string(dst) + " which does not exist");
+    }
+    m_ctx->Transmit(msg, std::move(done));
+}
+
+void
+AstraSystem::RecvP2P(uint32_t src, uint64_t, int64_t tag, DoneCallback done)
+{
+    P2PKey k{src, tag};
+    auto it = m_p2pArrived.find(k);
+    if (it != m_p2pArrived.end() && it->second > 0)
+    {
+        if (--it->second == 0)
+        {
+            m_p2pArrived.erase(it);
+        }
+        Simulator::ScheduleNow(std::move(done));
+        return;
+    }
+    m_pendingRecvs++;
+    m_p2pPosted[k].push_back(std::move(done));
+}
+
+uint32_t
+AstraSystem::GetActiveCollectives() const
+{
+    return static_cast<uint32_t>(m_colls.size());
+}
+
+uint32_t
+AstraSystem::GetPendingRecvs() const
+{
+    return m_pendingRecvs;
+}
+
+std::string
+AstraSystem::DescribePending() const
+{
+    std::ostringstream os;
+    std::vector<uint32_t> ids;
+    for (const auto& kv : m_colls)
+    {
+        ids.push_back(kv.first);
+    }
+    std::sort(ids.begin(), ids.end());
+    for (uint32_t id : ids)
+    {
+        const CollState& c = *m_colls.at(id);
+        os << "    collective #" << id << " " << CollTypeName(c.req.type) << " '" << c.req.name
+           << "' group '" << c.req.group << "' " << c.req.bytes << " B: " << c.done << "/"
+           << c.streams.size() << " chunks done";
+        const Stream* s = nullptr;
+        for (const auto& st : c.streams)
+        {
+            if (st.phase < c.phases.size())
+            {
+                s = &st;
+                break;
+            }
+        }
+        if (s)
+        {
+            const PhaseDesc& ph = c.phases[s->phase];
+            os << "; chunk " << s->chunk << " in phase " << s->phase << " (" << PhaseOpName(ph.op)
+               << " " << AlgoKindName(ph.algo.kind) << " on "
+               << (ph.dim < 0 ? std::string("flat") : "dim " + std::to_string(ph.dim)) << ")";
+            if (s->posted)
+            {
+                os << " step " << s->step << "/" << s->steps << " waits for " << s->outstanding
+                   << " receive(s) from NPU(s)";
+                uint32_t n = static_cast<uint32_t>(ph.peers->size());
+                Step tmp;
+                int listed = 0;
+                for (uint32_t j = 0; j < n && n <= 1024 && listed < 16; ++j)
+                {
+                    if (j == ph.myIndex ||
+                        s->step >= CollectiveAlgorithm::NumSteps(ph.algo, ph.op, n, j))
+                    {
+                        continue;
+                    }
+                    CollectiveAlgorithm::GetStep(ph.algo, ph.op, n, j, s->bytes, s->step, tmp);
+                    for (const auto& sn : tmp.sends)
+                    {
+                        if (sn.peer == ph.myIndex)
+                        {
+                            os << " " << (*ph.peers)[j];
+                            ++listed;
+                            break;
+                        }
+                    }
+                }
+            }
+            else if (s->custom)
+            {
+                os << " custom trace waits for receive(s) from NPU(s)";
+                for (uint32_t pi : s->custom->posted)
+                {
+                    int32_t r = s->custom->graph->nodes[pi].commSrc;
+                    if (r >= 0 && uint32_t(r) < ph.peers->size())
+                    {
+                        os << " " << (*ph.peers)[r];
+                    }
+                }
+            }
+            else
+            {
+                os << " queued";
+            }
+        }
+        os << "\n";
+    }
+    for (const auto& kv : m_p2pPosted)
+    {
+        for (size_t i = 0; i < kv.second.size(); ++i)
+        {
+            os << "    RECV from NPU " << kv.first.src << " tag " << kv.first.tag
+               << " never matched by a SEND\n";
+        }
+    }
+    return os.str();
+}
+
+} // namespace astra
+} // namespace ns3

@@ -1,0 +1,316 @@
+/*
+ * The system layer of ASTRA-sim on ns-3: per NPU, collectives are placed on
+ * the topology (one dimension, a sub-grid, or an irregular group routed flat),
+ * cut into chunks, decomposed into per-dimension phases, scheduled on
+ * per-dimension queues and executed step by step as messages through a
+ * NetworkBackend. Receives are matched here; the backend only reports
+ * delivery. Workload SEND/RECV are matched on (src, dst, tag).
+ */
+
+#ifndef ASTRA_SYSTEM_H
+#define ASTRA_SYSTEM_H
+
+#include "collective-algorithm.h"
+#include "system-params.h"
+
+#include "ns3/network-backend.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/ptr.h"
+#include "ns3/topology.h"
+#include "ns3/traced-callback.h"
+#include "ns3/workload-graph.h"
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+namespace astra
+{
+
+class AstraSystem;
+
+/// What the engine asks the system layer to run.
+struct CollectiveRequest
+{
+    CollType type{CollType::ALL_REDUCE}; //!< collective type
+    uint64_t bytes{0};                   //!< comm_size (all-gather: each NPU's input)
+    std::string group;                   //!< pg_name ("" = all NPUs)
+    std::vector<bool> involvedDim;       //!< dimensions it may span (empty = all)
+    int32_t priority{0};                 //!< comm_priority (EXPLICIT scheduling)
+    std::string name;                    //!< workload node name (reports)
+};
+
+/// One collective as seen across its members (for reports).
+struct CollectiveRecord
+{
+    std::string name;                    //!< first member's node name
+    CollType type{CollType::ALL_REDUCE}; //!< type
+    std::string group;                   //!< group name ("" = all)
+    std::string placement;               //!< e.g. "dim0", "dims0,1", "flat(irregular)"
+    uint64_t bytes{0};                   //!< comm_size
+    uint32_t members{0};                 //!< group size
+    Time start{Time::Max()};             //!< earliest start over members
+    Time end{0};                         //!< latest end over members
+    uint32_t started{0};                 //!< members that issued it
+    uint32_t finished{0};                //!< members that finished it
+};
+
+/**
+ * \ingroup astra-sim
+ * State shared by the systems of one simulation: backend, dimensions,
+ * parameters, communicator groups, message dispatch and the collective
+ * registry (the k-th collective an NPU issues on a group is the same
+ * collective on every member).
+ */
+class SystemContext : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    SystemContext();
+    ~SystemContext() override;
+
+    /**
+     * Create one AstraSystem per NPU.
+     * \param backend the network backend
+     * \param dims network dimensions (product = NPU count)
+     * \param params system parameters
+     */
+    void Setup(Ptr<NetworkBackend> backend,
+               const std::vector<DimensionSpec>& dims,
+               const SystemParams& params);
+
+    /// Set communicator groups (from the comm-group JSON): id -> member NPUs.
+    void SetCommGroups(const std::map<std::string, std::vector<uint32_t>>& groups);
+    /// Add one group (e.g. from a METADATA node); replaces an existing one of the same name.
+    void AddCommGroup(const std::string& name, const std::vector<uint32_t>& members);
+    /// \return true if a group of that name is known
+    bool HasCommGroup(const std::string& name) const;
+
+    Ptr<AstraSystem> GetSystem(uint32_t npu) const;    //!< \return one NPU's system
+    uint32_t GetNpuCount() const;                      //!< \return NPU count
+    const SystemParams& GetParams() const;             //!< \return parameters
+    const std::vector<DimensionSpec>& GetDims() const; //!< \return dimensions
+    Ptr<NetworkBackend> GetBackend() const;            //!< \return backend
+
+    /// \return coordinate of npu along dim (dimension 0 varies fastest)
+    uint32_t Coord(uint32_t npu, uint32_t dim) const;
+    /// \return npu with its coordinate along dim replaced by c
+    uint32_t WithCoord(uint32_t npu, uint32_t dim, uint32_t c) const;
+
+    /// \return all collective records, indexed by collective id
+    const std::vector<CollectiveRecord>& GetRecords() const;
+
+    /// Hand a message to the backend; delivery is dispatched to the destination system.
+    void Transmit(const NetMessage& msg, std::function<void()> onSent);
+
+    /// \internal registry: \return global id of (key), creating a record
+    uint32_t RegisterCollective(const std::string& key, bool& created);
+    /// \internal \return mutable record
+    CollectiveRecord& Record(uint32_t id);
+
+    /// \return the member list of a group ("" / "0" = all NPUs unless defined); throws if unknown
+    std::shared_ptr<const std::vector<uint32_t>> ResolveGroup(const std::string& name) const;
+
+    /// \return messages sent through Transmit
+    uint64_t GetMessagesSent() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    Ptr<NetworkBackend> m_backend;
+    std::vector<DimensionSpec> m_dims;
+    std::vector<uint32_t> m_stride;
+    SystemParams m_params;
+    std::vector<Ptr<AstraSystem>> m_systems;
+    std::map<std::string, std::shared_ptr<const std::vector<uint32_t>>> m_groups;
+    std::shared_ptr<const std::vector<uint32_t>> m_world;
+    std::unordered_map<std::string, uint32_t> m_collIds;
+    std::vector<CollectiveRecord> m_records;
+    uint64_t m_sent{0};
+};
+
+/**
+ * \ingroup astra-sim
+ * The system layer of one NPU.
+ */
+class AstraSystem : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    AstraSystem();
+    ~AstraSystem() override;
+
+    /// Completion callback.
+    using DoneCallback = std::function<void()>;
+
+    /// \internal called by SystemContext::Setup
+    void Setup(SystemContext* ctx, uint32_t npu);
+
+    /// \return this NPU's id
+    uint32_t GetNpuId() const;
+
+    /**
+     * Start a collective. Throws std::runtime_error for an unknown group or
+     * an NPU that is not a member.
+     * \return the collective's global id
+     */
+    uint32_t IssueCollective(const CollectiveRequest& req, DoneCallback done);
+
+    /// Workload SEND: completes when the backend reports the message sent.
+    void SendP2P(uint32_t dst, uint64_t bytes, int64_t tag, DoneCallback done);
+    /// Workload RECV: completes when the matching message (src, me, tag) has arrived.
+    void RecvP2P(uint32_t src, uint64_t bytes, int64_t tag, DoneCallback done);
+
+    /// \internal a message for this NPU was delivered by the backend
+    void Deliver(const NetMessage& msg);
+
+    /// \return collectives in progress
+    uint32_t GetActiveCollectives() const;
+    /// \return posted workload receives not yet matched
+    uint32_t GetPendingRecvs() const;
+    /// \return a human-readable list of what this NPU is waiting for
+    std::string DescribePending() const;
+
+    /// Trace signature: (npu, collective id).
+    typedef void (*CollectiveTracedCallback)(uint32_t npu, uint32_t collId);
+
+    /// Tag layout of collective messages.
+    static uint64_t MakeTag(uint32_t coll, uint32_t chunk, uint32_t phase, uint32_t step);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct PhaseDesc
+    {
+        PhaseOp op{PhaseOp::ALL_REDUCE};
+        int32_t dim{-1};
+        AlgoSpec algo;
+        std::shared_ptr<const std::vector<uint32_t>> peers; //!< ordered members of this phase
+        uint32_t myIndex{0};
+        uint32_t queueBase{0}; //!< first queue index of this phase's dimension
+    };
+
+    struct EarlyMsg
+    {
+        uint32_t phase;
+        uint32_t step;
+        uint32_t src;
+        uint64_t bytes;
+        uint64_t tag;
+    };
+    struct CustomState;
+    struct CollState;
+
+    struct Stream
+    {
+        CollState* coll{nullptr};
+        uint32_t chunk{0};
+        uint64_t chunkBytes{0};
+        uint64_t bytes{0}; //!< input bytes of the current phase
+        uint32_t phase{0};
+        uint32_t step{0};
+        uint32_t steps{0};
+        uint32_t outstanding{0}; //!< receives (incl. processing) not yet done
+        bool posted{false};
+        bool reduce{false};
+        uint32_t queue{0};
+        std::vector<EarlyMsg> early;
+        std::unique_ptr<CustomState> custom;
+    };
+
+    struct CollState
+    {
+        uint32_t id{0};
+        CollectiveRequest req;
+        uint64_t localSeq{0};
+        std::vector<PhaseDesc> phases;
+        std::vector<Stream> streams;
+        uint32_t done{0};
+        DoneCallback cb;
+        Time start;
+    };
+
+    struct Queue
+    {
+        uint32_t active{0};
+        uint32_t capacity{1};
+        std::vector<Stream*> waiting;
+    };
+
+    void Plan(CollState& c, std::shared_ptr<const std::vector<uint32_t>> members);
+    void Enqueue(Stream* s);
+    void Pump(uint32_t q);
+    bool Before(const Stream* a, const Stream* b) const;
+    void StartPhase(Stream* s);
+    void StartStep(Stream* s);
+    void OnRecv(Stream* s, uint32_t src, uint64_t bytes, uint64_t tag);
+    void RecvProcessed(Stream* s);
+    void PhaseDone(Stream* s);
+    void StreamDone(Stream* s);
+    void HandleCollMessage(const NetMessage& msg);
+    void CustomStart(Stream* s);
+    void CustomRun(Stream* s);
+    void CustomNodeDone(Stream* s, uint32_t idx);
+    void CustomTryRecv(Stream* s);
+    Time ProcessingDelay(uint64_t bytes, bool reduce) const;
+
+    SystemContext* m_ctx{nullptr};
+    uint32_t m_npu{0};
+    uint64_t m_localSeq{0};
+    std::unordered_map<std::string, uint32_t> m_groupSeq;
+    std::unordered_map<uint32_t, std::unique_ptr<CollState>> m_colls;
+    std::unordered_map<uint32_t, std::vector<NetMessage>> m_unclaimed;
+    std::vector<Queue> m_queues;
+    Step m_scratch;
+
+    // workload SEND/RECV matching, key = (src, tag)
+    struct P2PKey
+    {
+        uint32_t src;
+        int64_t tag;
+
+        bool operator==(const P2PKey& o) const
+        {
+            return src == o.src && tag == o.tag;
+        }
+    };
+
+    struct P2PHash
+    {
+        size_t operator()(const P2PKey& k) const
+        {
+            return std::hash<uint64_t>()((uint64_t(k.src) << 40) ^ uint64_t(k.tag));
+        }
+    };
+
+    std::unordered_map<P2PKey, uint32_t, P2PHash> m_p2pArrived;
+    std::unordered_map<P2PKey, std::deque<DoneCallback>, P2PHash> m_p2pPosted;
+    uint32_t m_pendingRecvs{0};
+
+    TracedCallback<uint32_t, uint32_t> m_collStartTrace;
+    TracedCallback<uint32_t, uint32_t> m_collEndTrace;
+};
+
+} // namespace astra
+} // namespace ns3
+
+#endif /* ASTRA_SYSTEM_H */

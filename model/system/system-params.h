@@ -1,0 +1,98 @@
+/*
+ * Parameters of the per-NPU system layer (collective scheduling, chunking,
+ * endpoint and reduction cost, compute model). Filled from an ASTRA-sim
+ * system configuration by the helper / runner, or built by hand in tests.
+ */
+
+#ifndef ASTRA_SYSTEM_PARAMS_H
+#define ASTRA_SYSTEM_PARAMS_H
+
+#include "ns3/workload-graph.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+namespace astra
+{
+
+/// Collective algorithm families (one per network dimension).
+enum class AlgoKind : uint8_t
+{
+    RING,               //!< ring (lockstep neighbour exchange)
+    DIRECT,             //!< direct: every peer at once (or a window of N peers)
+    HALVING_DOUBLING,   //!< recursive halving / doubling
+    DOUBLE_BINARY_TREE, //!< two complementary binary trees (all-reduce)
+    CUSTOM              //!< per-rank Chakra traces (e.g. MSCCL)
+};
+
+/// \return e.g. "ring"
+const char* AlgoKindName(AlgoKind k);
+
+/// One algorithm choice of one dimension, e.g. "direct4" or "oneRing".
+struct AlgoSpec
+{
+    AlgoKind kind{AlgoKind::RING}; //!< family
+    uint32_t window{0};            //!< directN: peers in flight (0 = all)
+    bool flattened{false};         //!< one* variants: all dimensions flattened into one
+
+    /**
+     * Parse an ASTRA-sim implementation name ("ring", "direct", "direct8",
+     * "halvingDoubling", "doubleBinaryTree", "oneRing", "oneDirect",
+     * "oneHalvingDoubling"). Throws std::invalid_argument on unknown names.
+     */
+    static AlgoSpec Parse(const std::string& name);
+};
+
+/// Multi-dimensional collective decomposition.
+enum class CollOptimization : uint8_t
+{
+    BASELINE,      //!< all-reduce in every dimension in turn
+    LOCAL_BW_AWARE //!< reduce-scatter up, all-reduce on the last, all-gather down
+};
+
+/// Order in which waiting chunks get a slot.
+enum class SchedulingPolicy : uint8_t
+{
+    LIFO,    //!< newest collective first
+    FIFO,    //!< oldest collective first
+    EXPLICIT //!< highest comm_priority first, then FIFO
+};
+
+/**
+ * \ingroup astra-sim
+ * Everything the system layer needs from the system configuration.
+ * Defaults follow ASTRA-sim 2.0 where it has one.
+ */
+struct SystemParams
+{
+    SchedulingPolicy scheduling{SchedulingPolicy::LIFO};       //!< scheduling-policy
+    CollOptimization optimization{CollOptimization::BASELINE}; //!< collective-optimization
+    std::vector<AlgoSpec> allReduce{AlgoSpec{}};               //!< all-reduce-implementation
+    std::vector<AlgoSpec> allGather{AlgoSpec{}};               //!< all-gather-implementation
+    std::vector<AlgoSpec> reduceScatter{AlgoSpec{}};           //!< reduce-scatter-implementation
+    std::vector<AlgoSpec> allToAll{AlgoSpec{}};                //!< all-to-all-implementation
+    /// all-*-implementation-custom: per-rank graphs (index = rank), keyed by CollType
+    std::map<CollType, std::shared_ptr<std::vector<WorkloadGraph>>> custom;
+    uint32_t splits{1};          //!< preferred-dataset-splits
+    uint32_t activeChunks{1};    //!< active-chunks-per-dimension
+    uint32_t queuesPerDim{1};    //!< --num-queues-per-dim
+    double endpointDelayNs{10};  //!< endpoint-delay (ns)
+    double localMemBwGBps{0};    //!< local-mem-bw (GB/s, GB = 1e9 bytes); 0 = no reduction cost
+    double peakPerfTflops{0};    //!< peak-perf (TFLOPS)
+    bool rooflineEnabled{false}; //!< roofline-enabled
+    double computeScale{1};      //!< --compute-scale
+    double commScale{1};         //!< --comm-scale (bytes of collectives and SEND/RECV)
+    double injectionScale{1};    //!< --injection-scale (scales the endpoint delay)
+    bool rendezvous{false};      //!< --rendezvous-protocol (accepted; see doc)
+    bool compat{false};          //!< ASTRA-sim 2.0 compatibility timing
+};
+
+} // namespace astra
+} // namespace ns3
+
+#endif /* ASTRA_SYSTEM_PARAMS_H */

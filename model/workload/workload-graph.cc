@@ -1,0 +1,278 @@
+/*
+ * WorkloadGraph helpers: names, index, validation (dangling deps, cycles).
+ */
+
+#include "workload-graph.h"
+
+#include "ns3/log.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("AstraWorkloadGraph");
+
+namespace astra
+{
+
+const char*
+CollTypeName(CollType t)
+{
+    switch (t)
+    {
+    case CollType::ALL_REDUCE:
+        return "ALL_REDUCE";
+    case CollType::REDUCE:
+        return "REDUCE";
+    case CollType::ALL_GATHER:
+        return "ALL_GATHER";
+    case CollType::GATHER:
+        return "GATHER";
+    case CollType::SCATTER:
+        return "SCATTER";
+    case CollType::BROADCAST:
+        return "BROADCAST";
+    case CollType::ALL_TO_ALL:
+        return "ALL_TO_ALL";
+    case CollType::REDUCE_SCATTER:
+        return "REDUCE_SCATTER";
+    case CollType::REDUCE_SCATTER_BLOCK:
+        return "REDUCE_SCATTER_BLOCK";
+    case CollType::BARRIER:
+        return "BARRIER";
+    }
+    return "UNKNOWN_COLL";
+}
+
+const char*
+NodeKindName(NodeKind k)
+{
+    switch (k)
+    {
+    case NodeKind::INVALID:
+        return "INVALID";
+    case NodeKind::METADATA:
+        return "METADATA";
+    case NodeKind::MEM_LOAD:
+        return "MEM_LOAD";
+    case NodeKind::MEM_STORE:
+        return "MEM_STORE";
+    case NodeKind::COMP:
+        return "COMP";
+    case NodeKind::COMM_SEND:
+        return "COMM_SEND";
+    case NodeKind::COMM_RECV:
+        return "COMM_RECV";
+    case NodeKind::COMM_COLL:
+        return "COMM_COLL";
+    }
+    return "UNKNOWN_NODE";
+}
+
+std::ostream&
+operator<<(std::ostream& os, NodeKind k)
+{
+    return os << NodeKindName(k);
+}
+
+std::ostream&
+operator<<(std::ostream& os, CollType t)
+{
+    return os << CollTypeName(t);
+}
+
+bool
+operator==(const WorkloadNode& a, const WorkloadNode& b)
+{
+    return a.id == b.id && a.name == b.name && a.kind == b.kind && a.dataDeps == b.dataDeps &&
+           a.ctrlDeps == b.ctrlDeps && a.durationMicros == b.durationMicros &&
+           a.numOps == b.numOps && a.tensorSize == b.tensorSize && a.hasNumOps == b.hasNumOps &&
+           a.isCpuOp == b.isCpuOp && a.collType == b.collType && a.commSize == b.commSize &&
+           a.commSrc == b.commSrc && a.commDst == b.commDst && a.commTag == b.commTag &&
+           a.commPriority == b.commPriority && a.pgName == b.pgName &&
+           a.involvedDim == b.involvedDim && a.opType == b.opType && a.durationNs == b.durationNs;
+}
+
+bool
+operator!=(const WorkloadNode& a, const WorkloadNode& b)
+{
+    return !(a == b);
+}
+
+void
+WorkloadGraph::BuildIndex()
+{
+    index.clear();
+    for (uint32_t i = 0; i < nodes.size(); ++i)
+    {
+        auto res = index.emplace(nodes[i].id, i);
+        if (!res.second)
+        {
+            std::ostringstream os;
+            os << file << ": duplicate node id " << nodes[i].id << " (nodes #" << res.first->second
+               << " '" << nodes[res.first->second].name << "' and #" << i << " '" << nodes[i].name
+               << "')";
+            throw WorkloadError(os.str());
+        }
+    }
+}
+
+const WorkloadNode*
+WorkloadGraph::Find(uint64_t id) const
+{
+    auto it = index.find(id);
+    if (it == index.end() || it->second >= nodes.size())
+    {
+        return nullptr;
+    }
+    return &nodes[it->second];
+}
+
+uint64_t
+WorkloadGraph::Validate(bool dropDanglingCtrl, bool dropDanglingData)
+{
+    BuildIndex();
+    uint64_t dropped = 0;
+    for (auto& n : nodes)
+    {
+        for (int kind = 0; kind < 2; ++kind)
+        {
+            auto& deps = kind == 0 ? n.dataDeps : n.ctrlDeps;
+            bool drop = kind == 0 ? dropDanglingData : dropDanglingCtrl;
+            for (auto it = deps.begin(); it != deps.end();)
+            {
+                if (index.count(*it) != 0)
+                {
+                    ++it;
+                    continue;
+                }
+                if (!drop)
+                {
+                    std::ostringstream os;
+                    os << file << ": node " << n.id << " ('" << n.name << "') has a dangling "
+                       << (kind == 0 ? "data" : "ctrl") << " dependency on id " << *it
+                       << ", which is not in the file";
+                    throw WorkloadError(os.str());
+                }
+                NS_LOG_DEBUG(file << ": dropping dangling " << (kind == 0 ? "data" : "ctrl")
+                                  << " dep " << *it << " of node " << n.id);
+                it = deps.erase(it);
+                ++dropped;
+            }
+        }
+    }
+    if (dropped > 0)
+    {
+        NS_LOG_WARN(file << ": dropped " << dropped << " dangling dependencies");
+    }
+    droppedDanglingDeps += dropped;
+    TopologicalOrder(); // throws on cycles
+    return dropped;
+}
+
+std::vector<uint64_t>
+WorkloadGraph::TopologicalOrder() const
+{
+    const size_t n = nodes.size();
+    std::vector<uint32_t> pending(n, 0);
+    std::vector<std::vector<uint32_t>> children(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        for (const auto* deps : {&nodes[i].dataDeps, &nodes[i].ctrlDeps})
+        {
+            for (uint64_t d : *deps)
+            {
+                auto it = index.find(d);
+                if (it == index.end())
+                {
+                    continue; // dangling deps are reported by Validate()
+                }
+                children[it->second].push_back(i);
+                ++pending[i];
+            }
+        }
+    }
+    std::vector<uint32_t> ready;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (pending[i] == 0)
+        {
+            ready.push_back(i);
+        }
+    }
+    std::vector<uint64_t> order;
+    order.reserve(n);
+    size_t head = 0;
+    while (head < ready.size())
+    {
+        uint32_t i = ready[head++];
+        order.push_back(nodes[i].id);
+        for (uint32_t c : children[i])
+        {
+            if (--pending[c] == 0)
+            {
+                ready.push_back(c);
+            }
+        }
+    }
+    if (order.size() == n)
+    {
+        return order;
+    }
+    // Every node left has a pending dependency on another node left: walk the
+    // dependencies backwards until a node repeats; that closes a cycle.
+    uint32_t cur = 0;
+    while (pending[cur] == 0)
+    {
+        ++cur;
+    }
+    std::vector<uint32_t> path;
+    std::map<uint32_t, size_t> pos;
+    while (pos.count(cur) == 0)
+    {
+        pos[cur] = path.size();
+        path.push_back(cur);
+        uint32_t next = cur;
+        for (const auto* deps : {&nodes[cur].dataDeps, &nodes[cur].ctrlDeps})
+        {
+            for (uint64_t d : *deps)
+            {
+                auto it = index.find(d);
+                if (it != index.end() && pending[it->second] != 0)
+                {
+                    next = it->second;
+                    break;
+                }
+            }
+            if (next != cur || pending[cur] == 0)
+            {
+                break;
+            }
+        }
+        if (next == cur)
+        {
+            // self dependency
+            break;
+        }
+        cur = next;
+    }
+    size_t start = pos.count(cur) ? pos[cur] : path.size() - 1;
+    std::ostringstream os;
+    os << file << ": dependency cycle among " << (n - order.size())
+       << " node(s); cycle through node ids ";
+    // path follows deps backwards; print in execution order
+    std::vector<uint32_t> cyc(path.begin() + start, path.end());
+    std::reverse(cyc.begin(), cyc.end());
+    for (size_t k = 0; k < cyc.size(); ++k)
+    {
+        os << nodes[cyc[k]].id << " -> ";
+    }
+    os << nodes[cyc.front()].id;
+    throw WorkloadError(os.str());
+}
+
+} // namespace astra
+} // namespace ns3
