@@ -162,15 +162,19 @@ class TopologyReferenceFilesTest : public TestCase
         for (const auto& c : cases)
         {
             Topology t;
-            bool ok = true;
+            std::string error;
             try
             {
                 t = Topology::FromFile(Ref(c.file));
             }
             catch (const std::exception& e)
             {
-                ok = false;
-                NS_TEST_ASSERT_MSG_EQ(ok, true, c.file << ": " << e.what());
+                error = e.what();
+            }
+            NS_TEST_ASSERT_MSG_EQ(error, "", c.file);
+            if (!error.empty())
+            {
+                return; // the remaining checks need the file
             }
             NS_TEST_ASSERT_MSG_EQ(t.GetNpuCount(), c.npus, c.file);
             NS_TEST_ASSERT_MSG_EQ(t.GetDimensionCount(), c.dims, c.file);

@@ -7,6 +7,8 @@
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
+#include "ns3/rdma-forwarding-table.h"
+#include "ns3/rdma-transit-forwarder.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -201,6 +203,7 @@ RdmaHostStack::DoDispose()
     }
     m_ports.clear();
     m_ccTemplate = nullptr;
+    m_fwd = nullptr;
     m_node = nullptr;
     Object::DoDispose();
 }
@@ -224,6 +227,7 @@ RdmaHostStack::AddPort(Ptr<RdmaNetDevice> dev)
     p->dev = dev;
     p->source = std::make_unique<PortSource>(this, idx);
     p->lineRate = dev->GetDataRate().GetBitRate();
+    dev->SetPortIndex(idx); // equals the transit forwarder's port numbering
     dev->SetRxHandler(MakeCallback(&RdmaHostStack::Receive, this));
     dev->SetFrameSource(p->source.get());
     m_ports.push_back(std::move(p));
@@ -251,6 +255,7 @@ RdmaHostStack::SetHostIndex(uint32_t index)
     }
     m_hostIndex = index;
     m_indexSet = true;
+    m_ipCache = 0;
     if (reg.size() <= index)
     {
         reg.resize(index + 1, nullptr);
@@ -268,6 +273,7 @@ void
 RdmaHostStack::SetIpv4(Ipv4Address ip)
 {
     m_ip = ip.Get();
+    m_ipCache = 0;
 }
 
 Ipv4Address
@@ -394,6 +400,24 @@ RdmaHostStack::NewQp(uint32_t remoteHost, uint8_t priority, uint16_t sport)
     qp->m_priority = priority;
     qp->m_sport = sport;
     qp->m_port = (remoteHost + sport) % uint32_t(m_ports.size());
+    if (m_ports.size() > 1 && m_node)
+    {
+        // multi-port host: the node's forwarding table (ECMP over next hops) picks the port
+        Ptr<RdmaForwardingTable> table = m_node->GetObject<RdmaForwardingTable>();
+        if (table)
+        {
+            RdmaMeta probe;
+            probe.srcIp = GetIpv4().Get();
+            probe.dstIp = RdmaAddressing::HostIndexToIp(remoteHost);
+            probe.sport = sport;
+            probe.dport = RoceHeader::kRoceUdpPort;
+            uint32_t port = table->SelectPort(probe);
+            if (port < m_ports.size())
+            {
+                qp->m_port = port;
+            }
+        }
+    }
     qp->m_sndPsnBase = m_initialPsn;
     qp->m_cc = m_ccTemplate->Fork();
     RdmaCcInit init;
@@ -749,6 +773,32 @@ RdmaHostStack::Receive(Ptr<RdmaNetDevice> dev, RdmaQueuedFrame& frame)
     if (meta.kind != RdmaFrameKind::ROCE)
     {
         return;
+    }
+    if (meta.dstIp != m_ipCache)
+    {
+        if (m_ipCache == 0)
+        {
+            m_ipCache = GetIpv4().Get();
+        }
+        if (meta.dstIp != m_ipCache)
+        {
+            // transit traffic (switch-less topologies): hand it to the node's forwarder
+            if (!m_fwd && m_node)
+            {
+                m_fwd = m_node->GetObject<RdmaTransitForwarder>();
+            }
+            if (m_fwd)
+            {
+                m_fwd->Forward(dev, frame);
+            }
+            else
+            {
+                ++m_stats.notForMe;
+                NS_LOG_WARN("host " << m_hostIndex << ": frame for " << Ipv4Address(meta.dstIp)
+                                    << " and no transit forwarder, dropped");
+            }
+            return;
+        }
     }
     uint32_t q = meta.destQp - kQpnBase;
     if (meta.destQp < kQpnBase || q >= m_qps.size())

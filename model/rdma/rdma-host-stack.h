@@ -66,12 +66,15 @@ struct RdmaHostStats
     uint64_t msgsSent{0};       //!< messages acknowledged (sender completions)
     uint64_t msgsRcvd{0};       //!< messages received (receiver completions)
     uint64_t unknownQp{0};      //!< frames for an unknown QP (dropped)
+    uint64_t notForMe{0};       //!< frames for another host without a transit forwarder
 };
 
 /**
  * \ingroup astra-sim
  * RoCEv2 RC transport of one host.
  */
+class RdmaSwitch;
+
 class RdmaHostStack : public Object
 {
   public:
@@ -209,6 +212,8 @@ class RdmaHostStack : public Object
     uint32_t m_hostIndex{0};
     bool m_indexSet{false};
     uint32_t m_ip{0};
+    uint32_t m_ipCache{0}; //!< GetIpv4() cached for the receive path
+    Ptr<RdmaSwitch> m_fwd; //!< transit forwarder (switch-less topologies), found lazily
     bool m_validated{false};
     Ptr<RdmaCongestionOps> m_ccTemplate;
     std::vector<std::unique_ptr<Port>> m_ports;

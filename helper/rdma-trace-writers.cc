@@ -1,0 +1,570 @@
+#include "rdma-trace-writers.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/rdma-channel.h"
+#include "ns3/rdma-forwarding-table.h"
+#include "ns3/rdma-host-stack.h"
+#include "ns3/rdma-net-device.h"
+#include "ns3/rdma-node-info.h"
+#include "ns3/rdma-switch.h"
+#include "ns3/roce-header.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaTraceWriters");
+
+namespace
+{
+/// Port i of a node (host stack, switch or the helper's node info).
+Ptr<RdmaNetDevice>
+NodePort(Ptr<Node> node, uint32_t i)
+{
+    if (Ptr<RdmaNodeInfo> info = node->GetObject<RdmaNodeInfo>())
+    {
+        return i < info->GetNPorts() ? info->GetPort(i) : nullptr;
+    }
+    if (Ptr<RdmaSwitch> sw = node->GetObject<RdmaSwitch>())
+    {
+        return i < sw->GetNPorts() ? sw->GetPort(i) : nullptr;
+    }
+    if (Ptr<RdmaHostStack> hs = node->GetObject<RdmaHostStack>())
+    {
+        return hs->GetPort(i);
+    }
+    return nullptr;
+}
+
+void
+OpenOrDie(std::ofstream& out, const std::string& name, const char* header)
+{
+    if (name.empty())
+    {
+        return;
+    }
+    out.open(name, std::ios::out | std::ios::trunc);
+    NS_ABORT_MSG_IF(!out, "cannot open output file " << name);
+    out << header << '\n';
+}
+} // namespace
+
+// ------------------------------------------------------------------ RdmaPathModel
+
+RdmaPathInfo
+RdmaPathModel::GetPath(uint32_t src, uint32_t dst, uint16_t sport)
+{
+    RdmaPathInfo p;
+    Ptr<RdmaHostStack> s = RdmaHostStack::FindHost(src);
+    if (!s)
+    {
+        return p;
+    }
+    Ptr<Node> node = s->GetObject<Node>();
+    RdmaMeta probe;
+    probe.srcIp = s->GetIpv4().Get();
+    probe.dstIp = RdmaAddressing::HostIndexToIp(dst);
+    Ptr<RdmaHostStack> d = RdmaHostStack::FindHost(dst);
+    if (d)
+    {
+        probe.dstIp = d->GetIpv4().Get();
+    }
+    probe.sport = sport;
+    probe.dport = RoceHeader::kRoceUdpPort;
+    uint64_t minRate = ~uint64_t(0);
+    for (uint32_t hop = 0; node && hop < 64; ++hop)
+    {
+        uint32_t port = 0;
+        Ptr<RdmaForwardingTable> table = node->GetObject<RdmaForwardingTable>();
+        if (table && table->GetPorts(dst).size() > 0)
+        {
+            port = table->SelectPort(probe);
+        }
+        Ptr<RdmaNetDevice> dev = NodePort(node, port);
+        if (!dev || !dev->GetRdmaChannel())
+        {
+            return p;
+        }
+        Ptr<RdmaNetDevice> peer = dev->GetRdmaChannel()->GetPeer(dev);
+        if (!peer)
+        {
+            return p;
+        }
+        ++p.hops;
+        p.propagation += dev->GetRdmaChannel()->GetDelay();
+        minRate = std::min(minRate, dev->GetDataRate().GetBitRate());
+        node = peer->GetNode();
+        Ptr<RdmaHostStack> hs = node ? node->GetObject<RdmaHostStack>() : nullptr;
+        if (hs && hs->GetHostIndex() == dst)
+        {
+            p.bottleneckBps = minRate;
+            p.valid = true;
+            return p;
+        }
+    }
+    return p;
+}
+
+uint64_t
+RdmaPathModel::MessageWireBytes(uint64_t bytes, uint32_t mtu)
+{
+    uint64_t n = bytes == 0 ? 1 : (bytes + mtu - 1) / mtu;
+    // every packet: middle-packet overhead; first also carries a RETH
+    uint64_t perPkt = RdmaHostStack::DataWireBytes(0, false);
+    uint64_t extraFirst = RdmaHostStack::DataWireBytes(0, true) - perPkt;
+    return bytes + n * perPkt + extraFirst;
+}
+
+uint64_t
+RdmaPathModel::IdealFctNs(uint64_t bytes, uint32_t mtu, const RdmaPathInfo& path)
+{
+    if (!path.valid || path.bottleneckBps == 0)
+    {
+        return 0;
+    }
+    const double rate = double(path.bottleneckBps);
+    const uint64_t firstPayload = std::min<uint64_t>(bytes, mtu);
+    const double firstTx =
+        double(RdmaHostStack::DataWireBytes(uint32_t(firstPayload), true)) * 8.0 / rate;
+    const double all = double(MessageWireBytes(bytes, mtu)) * 8.0 / rate;
+    double s = path.propagation.GetSeconds() + double(path.hops - 1) * firstTx + all;
+    return uint64_t(std::llround(s * 1e9));
+}
+
+// ------------------------------------------------------------------ RdmaFctWriter
+
+RdmaFctWriter::RdmaFctWriter(const std::string& fileName)
+{
+    OpenOrDie(m_out, fileName, "# src dst sport dport size start_ns fct_ns ideal_fct_ns");
+}
+
+RdmaFctWriter::~RdmaFctWriter()
+{
+    Close();
+}
+
+void
+RdmaFctWriter::Install(NodeContainer hosts)
+{
+    for (auto it = hosts.Begin(); it != hosts.End(); ++it)
+    {
+        Ptr<RdmaHostStack> s = (*it)->GetObject<RdmaHostStack>();
+        NS_ABORT_MSG_IF(!s, "RdmaFctWriter: node " << (*it)->GetId() << " has no RdmaHostStack");
+        s->TraceConnectWithoutContext("RxMessageComplete",
+                                      MakeCallback(&RdmaFctWriter::Record, this));
+    }
+}
+
+void
+RdmaFctWriter::Record(const RdmaMessageInfo& info)
+{
+    struct Record r;
+    r.info = info;
+    uint64_t key = (uint64_t(info.srcHost) << 40) ^ (uint64_t(info.dstHost) << 16) ^ info.sport;
+    auto it = m_pathCache.find(key);
+    if (it == m_pathCache.end())
+    {
+        it =
+            m_pathCache.emplace(key, RdmaPathModel::GetPath(info.srcHost, info.dstHost, info.sport))
+                .first;
+    }
+    Ptr<RdmaHostStack> s = RdmaHostStack::FindHost(info.srcHost);
+    uint32_t mtu = s ? s->GetMtu() : 1000;
+    r.idealNs = RdmaPathModel::IdealFctNs(info.bytes, mtu, it->second);
+    m_records.push_back(r);
+    if (m_out.is_open())
+    {
+        m_out << info.srcHost << ' ' << info.dstHost << ' ' << info.sport << ' ' << info.dport
+              << ' ' << info.bytes << ' ' << info.start.GetNanoSeconds() << ' '
+              << (info.end - info.start).GetNanoSeconds() << ' ' << r.idealNs << '\n';
+    }
+}
+
+void
+RdmaFctWriter::Close()
+{
+    if (m_out.is_open())
+    {
+        m_out.close();
+    }
+}
+
+const std::vector<struct RdmaFctWriter::Record>&
+RdmaFctWriter::GetRecords() const
+{
+    return m_records;
+}
+
+double
+RdmaFctWriter::GetSlowdownPercentile(double q) const
+{
+    std::vector<double> s;
+    s.reserve(m_records.size());
+    for (const auto& r : m_records)
+    {
+        if (r.idealNs > 0)
+        {
+            s.push_back(double((r.info.end - r.info.start).GetNanoSeconds()) / double(r.idealNs));
+        }
+    }
+    if (s.empty())
+    {
+        return 0.0;
+    }
+    std::sort(s.begin(), s.end());
+    size_t idx = size_t(std::ceil(q * double(s.size())));
+    idx = idx == 0 ? 0 : idx - 1;
+    return s[std::min(idx, s.size() - 1)];
+}
+
+// ------------------------------------------------------------------ RdmaPfcWriter
+
+RdmaPfcWriter::RdmaPfcWriter(const std::string& fileName, uint64_t maxBytes)
+    : m_maxBytes(maxBytes)
+{
+    OpenOrDie(m_out, fileName, "# time_ns node port priority event");
+}
+
+RdmaPfcWriter::~RdmaPfcWriter()
+{
+    Close();
+}
+
+void
+RdmaPfcWriter::Install(NodeContainer switches)
+{
+    for (auto it = switches.Begin(); it != switches.End(); ++it)
+    {
+        Ptr<RdmaSwitch> sw = (*it)->GetObject<RdmaSwitch>();
+        NS_ABORT_MSG_IF(!sw, "RdmaPfcWriter: node " << (*it)->GetId() << " has no RdmaSwitch");
+        sw->TraceConnectWithoutContext("PfcPause", MakeCallback(&RdmaPfcWriter::OnPause, this));
+        sw->TraceConnectWithoutContext("PfcResume", MakeCallback(&RdmaPfcWriter::OnResume, this));
+    }
+}
+
+void
+RdmaPfcWriter::OnPause(uint32_t node, uint32_t port, uint8_t prio)
+{
+    ++m_pauses;
+    Write(node, port, prio, "pause");
+}
+
+void
+RdmaPfcWriter::OnResume(uint32_t node, uint32_t port, uint8_t prio)
+{
+    ++m_resumes;
+    Write(node, port, prio, "resume");
+}
+
+void
+RdmaPfcWriter::Write(uint32_t node, uint32_t port, uint8_t prio, const char* what)
+{
+    if (!m_out.is_open() || m_truncated)
+    {
+        return;
+    }
+    if (m_maxBytes != 0 && m_written >= m_maxBytes)
+    {
+        m_truncated = true;
+        m_out << "# truncated: size cap of " << m_maxBytes << " bytes reached at "
+              << Simulator::Now().GetNanoSeconds() << " ns\n";
+        return;
+    }
+    char buf[96];
+    int n = std::snprintf(buf,
+                          sizeof(buf),
+                          "%lld %u %u %u %s\n",
+                          (long long)Simulator::Now().GetNanoSeconds(),
+                          node,
+                          port,
+                          unsigned(prio),
+                          what);
+    m_out.write(buf, n);
+    m_written += uint64_t(n);
+}
+
+uint64_t
+RdmaPfcWriter::GetPauses() const
+{
+    return m_pauses;
+}
+
+uint64_t
+RdmaPfcWriter::GetResumes() const
+{
+    return m_resumes;
+}
+
+void
+RdmaPfcWriter::Close()
+{
+    if (m_out.is_open())
+    {
+        m_out.close();
+    }
+}
+
+// --------------------------------------------------------------- RdmaQueueSampler
+
+RdmaQueueSampler::RdmaQueueSampler(const std::string& fileName, Time interval, uint64_t maxBytes)
+    : m_interval(interval),
+      m_maxBytes(maxBytes)
+{
+    NS_ABORT_MSG_IF(!interval.IsStrictlyPositive(),
+                    "RdmaQueueSampler: interval must be > 0, got " << interval);
+    OpenOrDie(m_out, fileName, "# time_ns node port priority bytes");
+}
+
+RdmaQueueSampler::~RdmaQueueSampler()
+{
+    m_event.Cancel();
+    Close();
+}
+
+void
+RdmaQueueSampler::Install(NodeContainer switches, Time start, Time stop)
+{
+    for (auto it = switches.Begin(); it != switches.End(); ++it)
+    {
+        Ptr<RdmaSwitch> sw = (*it)->GetObject<RdmaSwitch>();
+        NS_ABORT_MSG_IF(!sw, "RdmaQueueSampler: node " << (*it)->GetId() << " has no RdmaSwitch");
+        m_firstSlot.push_back(uint32_t(m_slots.size()));
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            for (uint8_t q = 0; q < 8; ++q)
+            {
+                Slot s;
+                s.sw = sw;
+                s.node = (*it)->GetId();
+                s.port = p;
+                s.prio = q;
+                m_slots.push_back(s);
+            }
+        }
+    }
+    m_stop = stop;
+    m_event = Simulator::Schedule(start, &RdmaQueueSampler::Sample, this);
+}
+
+void
+RdmaQueueSampler::Sample()
+{
+    const long long now = (long long)Simulator::Now().GetNanoSeconds();
+    for (Slot& s : m_slots)
+    {
+        uint64_t b = s.sw->GetPort(s.port)->GetQueueBytes(s.prio);
+        s.sum += double(b);
+        ++s.n;
+        m_max = std::max(m_max, b);
+        if (b == s.last)
+        {
+            continue;
+        }
+        s.last = b;
+        if (!m_out.is_open() || m_truncated)
+        {
+            continue;
+        }
+        if (m_maxBytes != 0 && m_written >= m_maxBytes)
+        {
+            m_truncated = true;
+            m_out << "# truncated: size cap of " << m_maxBytes << " bytes reached at " << now
+                  << " ns\n";
+            continue;
+        }
+        char buf[96];
+        int n = std::snprintf(buf,
+                              sizeof(buf),
+                              "%lld %u %u %u %llu\n",
+                              now,
+                              s.node,
+                              s.port,
+                              unsigned(s.prio),
+                              (unsigned long long)b);
+        m_out.write(buf, n);
+        m_written += uint64_t(n);
+    }
+    if (Simulator::Now() + m_interval <= m_stop)
+    {
+        m_event = Simulator::Schedule(m_interval, &RdmaQueueSampler::Sample, this);
+    }
+}
+
+uint64_t
+RdmaQueueSampler::GetMaxSampledBytes() const
+{
+    return m_max;
+}
+
+double
+RdmaQueueSampler::GetAverage(uint32_t sw, uint32_t port, uint8_t prio) const
+{
+    NS_ABORT_MSG_IF(sw >= m_firstSlot.size(), "RdmaQueueSampler: no switch " << sw);
+    size_t i = m_firstSlot[sw] + size_t(port) * 8 + prio;
+    NS_ABORT_MSG_IF(i >= m_slots.size() || m_slots[i].port != port,
+                    "RdmaQueueSampler: no port " << port << " on switch " << sw);
+    return m_slots[i].n ? m_slots[i].sum / double(m_slots[i].n) : 0.0;
+}
+
+void
+RdmaQueueSampler::Close()
+{
+    if (m_out.is_open())
+    {
+        m_out.close();
+    }
+}
+
+// ------------------------------------------------------------------ RdmaRateWriter
+
+RdmaRateWriter::RdmaRateWriter(const std::string& fileName, uint64_t maxBytes)
+    : m_maxBytes(maxBytes)
+{
+    OpenOrDie(m_out, fileName, "# time_ns host qpn rate_bps");
+}
+
+RdmaRateWriter::~RdmaRateWriter()
+{
+    Close();
+}
+
+void
+RdmaRateWriter::Install(NodeContainer hosts)
+{
+    for (auto it = hosts.Begin(); it != hosts.End(); ++it)
+    {
+        Ptr<RdmaHostStack> s = (*it)->GetObject<RdmaHostStack>();
+        NS_ABORT_MSG_IF(!s, "RdmaRateWriter: node " << (*it)->GetId() << " has no RdmaHostStack");
+        s->TraceConnectWithoutContext("QpRateChange", MakeCallback(&RdmaRateWriter::OnRate, this));
+    }
+}
+
+void
+RdmaRateWriter::OnRate(uint32_t host, uint32_t qpn, uint64_t, uint64_t newBps)
+{
+    ++m_changes;
+    if (!m_out.is_open() || m_truncated)
+    {
+        return;
+    }
+    if (m_maxBytes != 0 && m_written >= m_maxBytes)
+    {
+        m_truncated = true;
+        m_out << "# truncated: size cap of " << m_maxBytes << " bytes reached at "
+              << Simulator::Now().GetNanoSeconds() << " ns\n";
+        return;
+    }
+    char buf[96];
+    int n = std::snprintf(buf,
+                          sizeof(buf),
+                          "%lld %u %u %llu\n",
+                          (long long)Simulator::Now().GetNanoSeconds(),
+                          host,
+                          qpn,
+                          (unsigned long long)newBps);
+    m_out.write(buf, n);
+    m_written += uint64_t(n);
+}
+
+uint64_t
+RdmaRateWriter::GetChanges() const
+{
+    return m_changes;
+}
+
+void
+RdmaRateWriter::Close()
+{
+    if (m_out.is_open())
+    {
+        m_out.close();
+    }
+}
+
+// ------------------------------------------------------------------ RdmaRunSummary
+
+RdmaRunSummary
+RdmaRunSummary::Collect(NodeContainer hosts, NodeContainer switches, const RdmaFctWriter* fct)
+{
+    RdmaRunSummary s;
+    if (fct)
+    {
+        s.messages = fct->GetRecords().size();
+        s.slowdownP50 = fct->GetSlowdownPercentile(0.50);
+        s.slowdownP95 = fct->GetSlowdownPercentile(0.95);
+        s.slowdownP99 = fct->GetSlowdownPercentile(0.99);
+    }
+    auto addDev = [&s](Ptr<RdmaNetDevice> d) {
+        if (!d)
+        {
+            return;
+        }
+        for (uint8_t p = 0; p < 8; ++p)
+        {
+            s.totalPauseTime += d->GetPauseTime(p);
+        }
+        s.drops += d->GetDrops();
+    };
+    for (auto it = hosts.Begin(); it != hosts.End(); ++it)
+    {
+        Ptr<RdmaHostStack> hs = (*it)->GetObject<RdmaHostStack>();
+        if (!hs)
+        {
+            continue;
+        }
+        const RdmaHostStats& st = hs->GetStats();
+        s.cnps += st.cnpsSent;
+        s.naks += st.naksSent;
+        s.timeouts += st.timeouts;
+        s.retxPkts += st.retxPkts;
+        s.dataPkts += st.dataPktsSent;
+        for (uint32_t i = 0; i < hs->GetNPorts(); ++i)
+        {
+            addDev(hs->GetPort(i));
+        }
+    }
+    for (auto it = switches.Begin(); it != switches.End(); ++it)
+    {
+        Ptr<RdmaSwitch> sw = (*it)->GetObject<RdmaSwitch>();
+        if (!sw)
+        {
+            continue;
+        }
+        s.drops += sw->GetDrops();
+        s.losslessDrops += sw->GetLosslessDrops();
+        s.ecnMarks += sw->GetEcnMarks();
+        s.pauseFrames += sw->GetPausesSent();
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            s.maxQueueBytes = std::max(s.maxQueueBytes, sw->GetMaxQueueBytes(p));
+            addDev(sw->GetPort(p));
+        }
+    }
+    return s;
+}
+
+void
+RdmaRunSummary::Print(std::ostream& os) const
+{
+    os << "=== RoCE fabric summary ===\n"
+       << "messages completed      : " << messages << "\n"
+       << std::fixed << std::setprecision(3) << "FCT slowdown p50/p95/p99: " << slowdownP50 << " / "
+       << slowdownP95 << " / " << slowdownP99 << "\n"
+       << "total PFC pause time    : " << totalPauseTime.GetMicroSeconds() << " us (" << pauseFrames
+       << " pause frames sent by switches)\n"
+       << "max egress queue        : " << maxQueueBytes << " B\n"
+       << "drops (lossy/lossless)  : " << drops << " / " << losslessDrops << "\n"
+       << "ECN marks               : " << ecnMarks << "\n"
+       << "CNPs                    : " << cnps << "\n"
+       << "NAKs / timeouts / retx  : " << naks << " / " << timeouts << " / " << retxPkts << "\n"
+       << "data packets sent       : " << dataPkts << "\n";
+    os.unsetf(std::ios::fixed);
+}
+
+} // namespace ns3
