@@ -1,0 +1,504 @@
+/*
+ * RoCE backend tests (astra-sim-roce-backend): the packet-level backend on
+ * fabrics built by AstraFabricHelper against the flow-level backend on the
+ * same Topology, once the RoCE header overhead is counted:
+ *  (a) a single message;
+ *  (b) a ring all-reduce on an 8-NPU Ring through the system layer;
+ *  (c) a direct all-to-all on an 8-NPU Switch;
+ *  (d) the reference 8-NPU all-reduce microbenchmark, PFC on, zero drops;
+ *  (e) bytes delivered = bytes the ring algorithm must send;
+ * plus the fabric's shape (nodes, ports, system ids) and the config file.
+ */
+
+#include "ns3/astra-fabric-helper.h"
+#include "ns3/astra-paths.h"
+#include "ns3/astra-sim-application.h"
+#include "ns3/astra-sim-helper.h"
+#include "ns3/astra-system.h"
+#include "ns3/boolean.h"
+#include "ns3/chakra-reader.h"
+#include "ns3/config.h"
+#include "ns3/flow-backend.h"
+#include "ns3/rdma-host-stack.h"
+#include "ns3/rdma-net-device.h"
+#include "ns3/rdma-node-info.h"
+#include "ns3/rdma-switch.h"
+#include "ns3/roce-backend.h"
+#include "ns3/simulator.h"
+#include "ns3/switch-mmu.h"
+#include "ns3/test.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+using namespace ns3;
+using namespace ns3::astra;
+
+namespace
+{
+
+constexpr uint32_t kMtu = 1000; //!< payload per packet used by every test
+
+/// Wire bytes / payload bytes of a message of this size.
+double
+OverheadFactor(uint64_t bytes)
+{
+    return double(AstraFabricHelper::MessageWireBytes(bytes, kMtu)) / double(bytes);
+}
+
+/// The same topology with every link's rate divided by a factor.
+std::shared_ptr<Topology>
+Derated(const std::vector<DimensionSpec>& dims, double factor)
+{
+    std::vector<DimensionSpec> d = dims;
+    for (auto& s : d)
+    {
+        s.bandwidthGBps /= factor;
+    }
+    return std::make_shared<Topology>(Topology::FromDimensions(d));
+}
+
+/// Fabric counters after a run.
+struct FabricCounts
+{
+    uint64_t drops{0};         //!< switch + forwarder + NIC drops
+    uint64_t losslessDrops{0}; //!< lossless drops (bugs)
+    uint64_t pauses{0};        //!< PFC pauses sent
+    uint64_t retx{0};          //!< retransmitted packets
+    bool pfcOn{true};          //!< every MMU has PFC enabled
+};
+
+FabricCounts
+Count(const AstraFabricHelper& fabric)
+{
+    FabricCounts c;
+    NodeContainer all = fabric.GetAllNodes();
+    for (uint32_t i = 0; i < all.GetN(); ++i)
+    {
+        Ptr<Node> n = all.Get(i);
+        if (Ptr<RdmaSwitch> sw = n->GetObject<RdmaSwitch>())
+        {
+            c.drops += sw->GetDrops() + sw->GetLosslessDrops();
+            c.losslessDrops += sw->GetLosslessDrops();
+            c.pauses += sw->GetPausesSent();
+            BooleanValue pfc;
+            sw->GetMmu()->GetAttribute("PfcEnabled", pfc);
+            c.pfcOn = c.pfcOn && pfc.Get();
+        }
+        if (Ptr<RdmaHostStack> hs = n->GetObject<RdmaHostStack>())
+        {
+            c.retx += hs->GetStats().retxPkts;
+        }
+        for (uint32_t d = 0; d < n->GetNDevices(); ++d)
+        {
+            if (Ptr<RdmaNetDevice> dev = DynamicCast<RdmaNetDevice>(n->GetDevice(d)))
+            {
+                c.drops += dev->GetDrops();
+            }
+        }
+    }
+    return c;
+}
+
+/// Result of one run of a workload through the system layer.
+struct RunResult
+{
+    Time finish{0};          //!< latest NPU finish
+    bool allFinished{false}; //!< every NPU finished without error
+    uint64_t bytes{0};       //!< backend delivered bytes
+    uint64_t messages{0};    //!< backend delivered messages
+    FabricCounts counts;     //!< RoCE only
+};
+
+uint32_t g_done = 0;
+
+void
+OnFinished(uint32_t npus, uint32_t, Time)
+{
+    if (++g_done == npus)
+    {
+        Simulator::Stop();
+    }
+}
+
+/**
+ * Run per-NPU graphs on a backend ("roce" or "flow") over a topology, with the
+ * system layer driven exactly as the runner does.
+ */
+RunResult
+RunWorkload(std::shared_ptr<const Topology> topo,
+            const std::string& kind,
+            const SystemParams& params,
+            const std::vector<WorkloadGraph>& graphs)
+{
+    RunResult r;
+    Config::SetDefault("ns3::RdmaHostStack::Mtu", UintegerValue(kMtu));
+    std::vector<std::shared_ptr<const WorkloadGraph>> gs;
+    for (const auto& g : graphs)
+    {
+        gs.push_back(std::make_shared<WorkloadGraph>(g));
+    }
+    AstraFabricHelper fabric;
+    Ptr<NetworkBackend> backend;
+    NodeContainer nodes;
+    if (kind == "roce")
+    {
+        nodes = fabric.Install(topo);
+        Ptr<RoceBackend> rb = CreateObject<RoceBackend>();
+        rb->SetFabric(topo, nodes);
+        backend = rb;
+    }
+    else
+    {
+        backend = AstraSimHelper::CreateBackend(kind, topo, false);
+        nodes.Create(topo->GetNpuCount());
+    }
+    Ptr<SystemContext> ctx = CreateObject<SystemContext>();
+    ctx->Setup(backend, topo->GetDimensions(), params);
+    AstraSimHelper helper;
+    helper.SetContext(ctx);
+    helper.SetWorkloads(gs);
+    ApplicationContainer ac = helper.Install(nodes);
+    g_done = 0;
+    std::vector<Ptr<AstraSimApplication>> apps;
+    for (uint32_t i = 0; i < ac.GetN(); ++i)
+    {
+        apps.push_back(DynamicCast<AstraSimApplication>(ac.Get(i)));
+        apps.back()->TraceConnectWithoutContext(
+            "Finished",
+            MakeBoundCallback(&OnFinished, topo->GetNpuCount()));
+    }
+    ac.Start(Seconds(0));
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+    r.allFinished = true;
+    for (const auto& a : apps)
+    {
+        r.allFinished = r.allFinished && a->IsFinished() && a->GetError().empty();
+        if (a->IsFinished())
+        {
+            r.finish = std::max(r.finish, a->GetStats().finish);
+        }
+    }
+    if (kind == "roce")
+    {
+        Ptr<RoceBackend> rb = DynamicCast<RoceBackend>(backend);
+        r.bytes = rb->GetDeliveredBytes();
+        r.messages = rb->GetDeliveredMessages();
+        r.counts = Count(fabric);
+    }
+    else
+    {
+        Ptr<FlowBackend> fb = DynamicCast<FlowBackend>(backend);
+        r.bytes = fb->GetDeliveredBytes();
+        r.messages = fb->GetDeliveredMessages();
+    }
+    Simulator::Destroy();
+    Config::Reset();
+    return r;
+}
+
+/// One collective per NPU (a hand-built graph).
+std::vector<WorkloadGraph>
+OneCollective(uint32_t npus, CollType type, uint64_t bytes)
+{
+    std::vector<WorkloadGraph> gs;
+    for (uint32_t i = 0; i < npus; ++i)
+    {
+        WorkloadGraph g;
+        g.file = "test";
+        g.rank = i;
+        WorkloadNode n;
+        n.id = 1;
+        n.name = "coll";
+        n.kind = NodeKind::COMM_COLL;
+        n.collType = type;
+        n.commSize = bytes;
+        g.nodes.push_back(n);
+        g.BuildIndex();
+        gs.push_back(std::move(g));
+    }
+    return gs;
+}
+
+SystemParams
+RingParams()
+{
+    SystemParams p;
+    p.splits = 4;
+    p.activeChunks = 1;
+    p.endpointDelayNs = 10;
+    p.localMemBwGBps = 50;
+    return p;
+}
+
+/// (a) one message, RoCE vs flow.
+class SingleMessageTestCase : public TestCase
+{
+  public:
+    SingleMessageTestCase()
+        : TestCase("single message: RoCE = flow-level + header overhead (3 %)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t bytes = 4 << 20;
+        std::vector<DimensionSpec> dims{{DimType::SWITCH, 4, 50.0, 500.0}};
+        auto topo = std::make_shared<Topology>(Topology::FromDimensions(dims));
+        const double factor = OverheadFactor(bytes);
+
+        // flow-level on the derated topology
+        Time flowT;
+        {
+            Ptr<FlowBackend> fb = CreateObject<FlowBackend>();
+            fb->SetTopology(Derated(dims, factor));
+            NetMessage m;
+            m.src = 0;
+            m.dst = 3;
+            m.bytes = bytes;
+            m.dim = 0;
+            fb->Send(
+                m,
+                [](const NetMessage&) {},
+                [&flowT](const NetMessage&) { flowT = Simulator::Now(); });
+            Simulator::Run();
+            Simulator::Destroy();
+        }
+
+        Config::SetDefault("ns3::RdmaHostStack::Mtu", UintegerValue(kMtu));
+        AstraFabricHelper fabric;
+        NodeContainer npus = fabric.Install(topo);
+        NS_TEST_ASSERT_MSG_EQ(npus.GetN(), 4, "NPU nodes");
+        NS_TEST_ASSERT_MSG_EQ(fabric.GetSwitches().GetN(), 1, "one switch");
+        Ptr<RoceBackend> rb = CreateObject<RoceBackend>();
+        rb->SetFabric(topo, npus);
+        Time rx;
+        Time tx;
+        uint64_t tag = 0;
+        NetMessage m;
+        m.src = 0;
+        m.dst = 3;
+        m.bytes = bytes;
+        m.tag = 0xABCDEF0123ull;
+        m.dim = 0;
+        rb->Send(
+            m,
+            [&tx](const NetMessage&) { tx = Simulator::Now(); },
+            [&rx, &tag](const NetMessage& d) {
+                rx = Simulator::Now();
+                tag = d.tag;
+            });
+        Simulator::Stop(Seconds(1));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(tag, 0xABCDEF0123ull, "tag kept end to end");
+        NS_TEST_ASSERT_MSG_EQ(rb->GetPendingMessages(), 0, "nothing pending");
+        NS_TEST_ASSERT_MSG_EQ(rb->GetDeliveredBytes(), bytes, "bytes delivered");
+        NS_TEST_ASSERT_MSG_GT(tx, rx, "acknowledged after delivery");
+        double err = std::fabs(rx.GetDouble() - flowT.GetDouble()) / flowT.GetDouble();
+        std::printf("  (a) single 4 MiB message: RoCE %.0f ns, flow(derated x%.4f) %.0f ns, "
+                    "diff %.2f %%\n",
+                    rx.GetDouble() / 1000,
+                    factor,
+                    flowT.GetDouble() / 1000,
+                    err * 100);
+        NS_TEST_ASSERT_MSG_LT(err, 0.03, "RoCE vs flow-level beyond 3 %");
+        // and the overhead matters: without it the flow-level time is too short
+        NS_TEST_ASSERT_MSG_GT(factor, 1.04, "header overhead of 1000 B payloads");
+        Simulator::Destroy();
+        Config::Reset();
+    }
+};
+
+/// (b), (c), (e): collectives through the system layer.
+class CollectiveTestCase : public TestCase
+{
+  public:
+    CollectiveTestCase(std::string name,
+                       std::vector<DimensionSpec> dims,
+                       CollType type,
+                       uint64_t bytes,
+                       bool direct,
+                       uint64_t expectedBytes)
+        : TestCase(name),
+          m_dims(std::move(dims)),
+          m_type(type),
+          m_bytes(bytes),
+          m_direct(direct),
+          m_expectedBytes(expectedBytes)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto topo = std::make_shared<Topology>(Topology::FromDimensions(m_dims));
+        const uint32_t n = topo->GetNpuCount();
+        SystemParams p = RingParams();
+        if (m_direct)
+        {
+            p.allToAll = {AlgoSpec::Parse("direct")};
+        }
+        auto graphs = OneCollective(n, m_type, m_bytes);
+        RunResult roce = RunWorkload(topo, "roce", p, graphs);
+        NS_TEST_ASSERT_MSG_EQ(roce.allFinished, true, "RoCE run finished");
+        NS_TEST_ASSERT_MSG_EQ(roce.counts.drops, 0, "no drops");
+        NS_TEST_ASSERT_MSG_EQ(roce.counts.retx, 0, "no retransmissions");
+        // every message of the collective has the same size here
+        uint64_t msgBytes = roce.messages ? roce.bytes / roce.messages : 1;
+        double factor = OverheadFactor(msgBytes);
+        RunResult flow = RunWorkload(Derated(m_dims, factor), "flow", p, graphs);
+        NS_TEST_ASSERT_MSG_EQ(flow.allFinished, true, "flow run finished");
+        NS_TEST_ASSERT_MSG_EQ(roce.bytes, flow.bytes, "same bytes on both backends");
+        NS_TEST_ASSERT_MSG_EQ(roce.messages, flow.messages, "same messages on both backends");
+        if (m_expectedBytes)
+        {
+            NS_TEST_ASSERT_MSG_EQ(roce.bytes, m_expectedBytes, "bytes the algorithm must send");
+        }
+        double err =
+            std::fabs(roce.finish.GetDouble() - flow.finish.GetDouble()) / flow.finish.GetDouble();
+        std::printf("  %s: RoCE %.0f ns, flow(derated x%.4f, %llu B msgs) %.0f ns, diff %.2f %%, "
+                    "PFC pauses %llu\n",
+                    GetName().c_str(),
+                    roce.finish.GetDouble() / 1000,
+                    factor,
+                    (unsigned long long)msgBytes,
+                    flow.finish.GetDouble() / 1000,
+                    err * 100,
+                    (unsigned long long)roce.counts.pauses);
+        NS_TEST_ASSERT_MSG_LT(err, 0.03, "RoCE vs flow-level beyond 3 %");
+    }
+
+    std::vector<DimensionSpec> m_dims;
+    CollType m_type;
+    uint64_t m_bytes;
+    bool m_direct;
+    uint64_t m_expectedBytes;
+};
+
+/// (d) the reference microbenchmark on RoCE: completes, PFC on, zero drops.
+class MicrobenchmarkTestCase : public TestCase
+{
+  public:
+    MicrobenchmarkTestCase()
+        : TestCase("reference all_reduce 8 NPUs microbenchmark on RoCE: PFC on, zero drops")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string ref = GetReferenceDir() + "/astra-sim/examples";
+        const std::string prefix =
+            ref + "/workload/microbenchmarks/all_reduce/8npus_1MB/all_reduce";
+        std::ifstream probe(prefix + ".0.et");
+        if (!probe)
+        {
+            std::printf("  (d) skipped: %s not found\n", prefix.c_str());
+            return;
+        }
+        SystemParams p =
+            AstraSimHelper::LoadSystemParams(ref + "/system/native_collectives/Ring_4chunks.json",
+                                             GetReferenceDir() + "/astra-sim");
+        auto graphs = ReadChakraPrefix(prefix, 8);
+        // a Switch: 8 flows cross one switch; PFC must keep it lossless
+        std::vector<DimensionSpec> dims{{DimType::SWITCH, 8, 50.0, 500.0}};
+        auto topo = std::make_shared<Topology>(Topology::FromDimensions(dims));
+        RunResult r = RunWorkload(topo, "roce", p, graphs);
+        NS_TEST_ASSERT_MSG_EQ(r.allFinished, true, "microbenchmark completed");
+        NS_TEST_ASSERT_MSG_EQ(r.counts.pfcOn, true, "PFC enabled");
+        NS_TEST_ASSERT_MSG_EQ(r.counts.drops, 0, "zero drops");
+        NS_TEST_ASSERT_MSG_EQ(r.counts.losslessDrops, 0, "zero lossless drops");
+        // ring all-reduce of 1 MiB on 8 NPUs: 2 (n-1) x 1 MiB in total
+        NS_TEST_ASSERT_MSG_EQ(r.bytes, 2ull * 7 * 1048576, "bytes of a ring all-reduce");
+        std::printf("  (d) all_reduce 8 NPUs 1 MiB on RoCE: %.0f ns (analytical reference "
+                    "92440 cycles on a Switch), PFC pauses %llu\n",
+                    r.finish.GetDouble() / 1000,
+                    (unsigned long long)r.counts.pauses);
+    }
+};
+
+/// The fabric's shape, system ids and the configuration file.
+class FabricShapeTestCase : public TestCase
+{
+  public:
+    FabricShapeTestCase()
+        : TestCase("fabric from a 2-D topology: nodes, ports per dimension, system ids, config")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        std::string cfg = CreateTempDirFilename("roce.json");
+        {
+            std::ofstream f(cfg);
+            f << "{\"ns3::RdmaHostStack::Mtu\": 2048,\n"
+                 " \"RdmaSwitch\": {\"Kmin\": 123456},\n"
+                 " \"ns3::SwitchMmu::PfcEnabled\": true}\n";
+        }
+        NS_TEST_ASSERT_MSG_EQ(RoceBackend::ApplyConfigFile(cfg), 3, "settings applied");
+        std::vector<DimensionSpec> dims{{DimType::RING, 4, 100.0, 100.0},
+                                        {DimType::SWITCH, 2, 25.0, 1000.0}};
+        auto topo = std::make_shared<Topology>(Topology::FromDimensions(dims));
+        AstraFabricHelper fabric;
+        fabric.SetPartition("dim0-line", 2);
+        NodeContainer npus = fabric.Install(topo);
+        NS_TEST_ASSERT_MSG_EQ(npus.GetN(), 8, "NPUs");
+        NS_TEST_ASSERT_MSG_EQ(fabric.GetSwitches().GetN(), 4, "one switch per dim-1 line");
+        for (uint32_t i = 0; i < 8; ++i)
+        {
+            Ptr<RdmaHostStack> hs = npus.Get(i)->GetObject<RdmaHostStack>();
+            NS_TEST_ASSERT_MSG_EQ(hs->GetHostIndex(), i, "host index = NPU id");
+            NS_TEST_ASSERT_MSG_EQ(hs->GetNPorts(), 3, "two ring ports + one switch port");
+            NS_TEST_ASSERT_MSG_EQ(hs->GetMtu(), 2048, "Mtu from the config file");
+            NS_TEST_ASSERT_MSG_EQ(npus.Get(i)->GetSystemId(), i / 4, "system id by dim-0 line");
+        }
+        Ptr<RdmaNetDevice> d = fabric.GetLinkDevices(0).first;
+        NS_TEST_ASSERT_MSG_EQ(d->GetDataRate().GetBitRate(),
+                              uint64_t(std::llround(100.0 * 1073741824.0 * 8)),
+                              "rate = bandwidth x 2^30 x 8");
+        UintegerValue kmin;
+        fabric.GetSwitches().Get(0)->GetObject<RdmaSwitch>()->GetAttribute("Kmin", kmin);
+        NS_TEST_ASSERT_MSG_EQ(kmin.Get(), 123456, "grouped key of the config file");
+        Simulator::Destroy();
+        Config::Reset();
+    }
+};
+
+} // namespace
+
+/// The suite.
+class RoceBackendTestSuite : public TestSuite
+{
+  public:
+    RoceBackendTestSuite()
+        : TestSuite("astra-sim-roce-backend", UNIT)
+    {
+        AddTestCase(new FabricShapeTestCase(), TestCase::QUICK);
+        AddTestCase(new SingleMessageTestCase(), TestCase::QUICK);
+        // (b) + (e): ring all-reduce, 1 MiB, 8-NPU Ring
+        AddTestCase(new CollectiveTestCase("(b) ring all-reduce 8-NPU Ring",
+                                           {{DimType::RING, 8, 50.0, 500.0}},
+                                           CollType::ALL_REDUCE,
+                                           1 << 20,
+                                           false,
+                                           2ull * 7 * (1 << 20)),
+                    TestCase::QUICK);
+        // (c) + (e): direct all-to-all, 1 MiB per NPU, 8-NPU Switch: (n-1)/n of it leaves each NPU
+        AddTestCase(new CollectiveTestCase("(c) direct all-to-all 8-NPU Switch",
+                                           {{DimType::SWITCH, 8, 50.0, 500.0}},
+                                           CollType::ALL_TO_ALL,
+                                           1 << 20,
+                                           true,
+                                           8ull * 7 * (1 << 20) / 8),
+                    TestCase::QUICK);
+        AddTestCase(new MicrobenchmarkTestCase(), TestCase::QUICK);
+    }
+};
+
+static RoceBackendTestSuite g_roceBackendTestSuite; //!< static instance
