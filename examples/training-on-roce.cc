@@ -304,11 +304,11 @@ main(int argc, char* argv[])
         }
     }
     std::cout << "fabric: PFC pause frames " << sum.pauseFrames << " (paused "
-              << sum.totalPauseTime.GetMicroSeconds() << " us in total), ECN marks "
-              << sum.ecnMarks << ", CNPs " << sum.cnps << ", drops " << sum.drops
-              << " (lossless " << sum.losslessDrops << "), NAKs " << sum.naks
-              << ", timeouts " << sum.timeouts << ", retransmitted packets " << sum.retxPkts
-              << ", peak queue " << sum.maxQueueBytes << " B\n";
+              << sum.totalPauseTime.GetMicroSeconds() << " us in total), ECN marks " << sum.ecnMarks
+              << ", CNPs " << sum.cnps << ", drops " << sum.drops << " (lossless "
+              << sum.losslessDrops << "), NAKs " << sum.naks << ", timeouts " << sum.timeouts
+              << ", retransmitted packets " << sum.retxPkts << ", peak queue " << sum.maxQueueBytes
+              << " B\n";
     std::cout << "FCT slowdown p50 " << std::setprecision(2) << sum.slowdownP50 << ", p95 "
               << sum.slowdownP95 << ", p99 " << sum.slowdownP99 << " over " << sum.messages
               << " messages\n";

@@ -4,6 +4,7 @@
 #include "ns3/log.h"
 #include "ns3/rdma-host-stack.h"
 #include "ns3/rdma-routing-helper.h"
+#include "ns3/roce-header.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -70,6 +71,17 @@ AstraFabricHelper::MessageWireBytes(uint64_t bytes, uint32_t mtu)
     return RdmaHostStack::DataWireBytes(mtu, true) +
            (pkts - 2) * uint64_t(RdmaHostStack::DataWireBytes(mtu, false)) +
            RdmaHostStack::DataWireBytes(uint32_t(lastPayload), false);
+}
+
+uint64_t
+AstraFabricHelper::MessageAckWireBytes(uint64_t bytes, uint32_t mtu, uint32_t ackInterval)
+{
+    RdmaMeta ack;
+    ack.opcode = RoceOpcode::ACK;
+    const uint64_t ackWire = RoceFrame::GetFrameBytes(ack) + kEthernetWireOverhead;
+    const uint64_t pkts = bytes == 0 ? 1 : (bytes + mtu - 1) / mtu;
+    const uint64_t interval = std::max<uint32_t>(1, ackInterval);
+    return (pkts + interval - 1) / interval * ackWire;
 }
 
 uint32_t

@@ -117,6 +117,18 @@ class AstraFabricHelper
      */
     static uint64_t MessageWireBytes(uint64_t bytes, uint32_t mtu);
 
+    /**
+     * Wire bytes of the ACK frames the responder returns for such a message
+     * (one per ackInterval packets, and one at the message end). They travel
+     * the reverse path: on a Switch an NPU that sends and receives at once
+     * (all-to-all) carries them on its uplink beside its own data.
+     * \param bytes message payload
+     * \param mtu payload per packet
+     * \param ackInterval packets per ACK (RdmaHostStack::AckInterval)
+     * \return wire bytes of the ACKs
+     */
+    static uint64_t MessageAckWireBytes(uint64_t bytes, uint32_t mtu, uint32_t ackInterval = 1);
+
   private:
     uint32_t ComputeSystemId(uint32_t topoNode) const;
 

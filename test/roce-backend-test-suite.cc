@@ -42,11 +42,20 @@ namespace
 
 constexpr uint32_t kMtu = 1000; //!< payload per packet used by every test
 
-/// Wire bytes / payload bytes of a message of this size.
+/**
+ * Wire bytes / payload bytes of a message of this size; with acks, the ACK
+ * frames of the messages an NPU receives share its uplink with its own data
+ * (NPUs that send and receive through one port at the same time).
+ */
 double
-OverheadFactor(uint64_t bytes)
+OverheadFactor(uint64_t bytes, bool acks = false)
 {
-    return double(AstraFabricHelper::MessageWireBytes(bytes, kMtu)) / double(bytes);
+    uint64_t wire = AstraFabricHelper::MessageWireBytes(bytes, kMtu);
+    if (acks)
+    {
+        wire += AstraFabricHelper::MessageAckWireBytes(bytes, kMtu, 1);
+    }
+    return double(wire) / double(bytes);
 }
 
 /// The same topology with every link's rate divided by a factor.
@@ -68,6 +77,8 @@ struct FabricCounts
     uint64_t losslessDrops{0}; //!< lossless drops (bugs)
     uint64_t pauses{0};        //!< PFC pauses sent
     uint64_t retx{0};          //!< retransmitted packets
+    uint64_t marks{0};         //!< ECN marks
+    uint64_t cnps{0};          //!< CNPs sent
     bool pfcOn{true};          //!< every MMU has PFC enabled
 };
 
@@ -84,6 +95,7 @@ Count(const AstraFabricHelper& fabric)
             c.drops += sw->GetDrops() + sw->GetLosslessDrops();
             c.losslessDrops += sw->GetLosslessDrops();
             c.pauses += sw->GetPausesSent();
+            c.marks += sw->GetEcnMarks();
             BooleanValue pfc;
             sw->GetMmu()->GetAttribute("PfcEnabled", pfc);
             c.pfcOn = c.pfcOn && pfc.Get();
@@ -91,6 +103,7 @@ Count(const AstraFabricHelper& fabric)
         if (Ptr<RdmaHostStack> hs = n->GetObject<RdmaHostStack>())
         {
             c.retx += hs->GetStats().retxPkts;
+            c.cnps += hs->GetStats().cnpsSent;
         }
         for (uint32_t d = 0; d < n->GetNDevices(); ++d)
         {
@@ -302,9 +315,9 @@ class SingleMessageTestCase : public TestCase
         double err = std::fabs(rx.GetDouble() - flowT.GetDouble()) / flowT.GetDouble();
         std::printf("  (a) single 4 MiB message: RoCE %.0f ns, flow(derated x%.4f) %.0f ns, "
                     "diff %.2f %%\n",
-                    rx.GetDouble() / 1000,
+                    rx.GetSeconds() * 1e9,
                     factor,
-                    flowT.GetDouble() / 1000,
+                    flowT.GetSeconds() * 1e9,
                     err * 100);
         NS_TEST_ASSERT_MSG_LT(err, 0.03, "RoCE vs flow-level beyond 3 %");
         // and the overhead matters: without it the flow-level time is too short
@@ -323,12 +336,14 @@ class CollectiveTestCase : public TestCase
                        CollType type,
                        uint64_t bytes,
                        bool direct,
+                       bool acksOnUplink,
                        uint64_t expectedBytes)
         : TestCase(name),
           m_dims(std::move(dims)),
           m_type(type),
           m_bytes(bytes),
           m_direct(direct),
+          m_acksOnUplink(acksOnUplink),
           m_expectedBytes(expectedBytes)
     {
     }
@@ -350,7 +365,7 @@ class CollectiveTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(roce.counts.retx, 0, "no retransmissions");
         // every message of the collective has the same size here
         uint64_t msgBytes = roce.messages ? roce.bytes / roce.messages : 1;
-        double factor = OverheadFactor(msgBytes);
+        double factor = OverheadFactor(msgBytes, m_acksOnUplink);
         RunResult flow = RunWorkload(Derated(m_dims, factor), "flow", p, graphs);
         NS_TEST_ASSERT_MSG_EQ(flow.allFinished, true, "flow run finished");
         NS_TEST_ASSERT_MSG_EQ(roce.bytes, flow.bytes, "same bytes on both backends");
@@ -362,14 +377,16 @@ class CollectiveTestCase : public TestCase
         double err =
             std::fabs(roce.finish.GetDouble() - flow.finish.GetDouble()) / flow.finish.GetDouble();
         std::printf("  %s: RoCE %.0f ns, flow(derated x%.4f, %llu B msgs) %.0f ns, diff %.2f %%, "
-                    "PFC pauses %llu\n",
+                    "PFC pauses %llu, ECN marks %llu, CNPs %llu\n",
                     GetName().c_str(),
-                    roce.finish.GetDouble() / 1000,
+                    roce.finish.GetSeconds() * 1e9,
                     factor,
                     (unsigned long long)msgBytes,
-                    flow.finish.GetDouble() / 1000,
+                    flow.finish.GetSeconds() * 1e9,
                     err * 100,
-                    (unsigned long long)roce.counts.pauses);
+                    (unsigned long long)roce.counts.pauses,
+                    (unsigned long long)roce.counts.marks,
+                    (unsigned long long)roce.counts.cnps);
         NS_TEST_ASSERT_MSG_LT(err, 0.03, "RoCE vs flow-level beyond 3 %");
     }
 
@@ -377,6 +394,7 @@ class CollectiveTestCase : public TestCase
     CollType m_type;
     uint64_t m_bytes;
     bool m_direct;
+    bool m_acksOnUplink;
     uint64_t m_expectedBytes;
 };
 
@@ -417,7 +435,7 @@ class MicrobenchmarkTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(r.bytes, 2ull * 7 * 1048576, "bytes of a ring all-reduce");
         std::printf("  (d) all_reduce 8 NPUs 1 MiB on RoCE: %.0f ns (analytical reference "
                     "92440 cycles on a Switch), PFC pauses %llu\n",
-                    r.finish.GetDouble() / 1000,
+                    r.finish.GetSeconds() * 1e9,
                     (unsigned long long)r.counts.pauses);
     }
 };
@@ -487,6 +505,7 @@ class RoceBackendTestSuite : public TestSuite
                                            CollType::ALL_REDUCE,
                                            1 << 20,
                                            false,
+                                           false,
                                            2ull * 7 * (1 << 20)),
                     TestCase::QUICK);
         // (c) + (e): direct all-to-all, 1 MiB per NPU, 8-NPU Switch: (n-1)/n of it leaves each NPU
@@ -494,6 +513,7 @@ class RoceBackendTestSuite : public TestSuite
                                            {{DimType::SWITCH, 8, 50.0, 500.0}},
                                            CollType::ALL_TO_ALL,
                                            1 << 20,
+                                           true,
                                            true,
                                            8ull * 7 * (1 << 20) / 8),
                     TestCase::QUICK);
