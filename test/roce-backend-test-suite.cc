@@ -327,6 +327,94 @@ class SingleMessageTestCase : public TestCase
     }
 };
 
+/// A message across two dimensions: relayed by an NPU's transit forwarder.
+class CrossDimensionTestCase : public TestCase
+{
+  public:
+    CrossDimensionTestCase()
+        : TestCase("message across Ring x Switch: relayed by NPUs, RoCE = flow-level (3 %)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t bytes = 2 << 20;
+        // NPU 0 = (0, 0) -> NPU 6 = (2, 1): two ring hops and two switch hops
+        std::vector<DimensionSpec> dims{{DimType::RING, 4, 50.0, 200.0},
+                                        {DimType::SWITCH, 2, 50.0, 700.0}};
+        auto topo = std::make_shared<Topology>(Topology::FromDimensions(dims));
+        const double factor = OverheadFactor(bytes);
+        Time flowT;
+        {
+            Ptr<FlowBackend> fb = CreateObject<FlowBackend>();
+            fb->SetTopology(Derated(dims, factor));
+            NetMessage m;
+            m.src = 0;
+            m.dst = 6;
+            m.bytes = bytes;
+            fb->Send(
+                m,
+                [](const NetMessage&) {},
+                [&flowT](const NetMessage&) { flowT = Simulator::Now(); });
+            Simulator::Run();
+            Simulator::Destroy();
+        }
+        Config::SetDefault("ns3::RdmaHostStack::Mtu", UintegerValue(kMtu));
+        AstraFabricHelper fabric;
+        NodeContainer npus = fabric.Install(topo);
+        Ptr<RoceBackend> rb = CreateObject<RoceBackend>();
+        rb->SetFabric(topo, npus);
+        Time rx;
+        NetMessage m;
+        m.src = 0;
+        m.dst = 6;
+        m.bytes = bytes;
+        m.tclass = TrafficClass::POINT_TO_POINT;
+        rb->Send(
+            m,
+            [](const NetMessage&) {},
+            [&rx](const NetMessage&) { rx = Simulator::Now(); });
+        Simulator::Stop(Seconds(1));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(rb->GetDeliveredBytes(), bytes, "delivered");
+        NS_TEST_ASSERT_MSG_EQ(rb->GetDeliveredBytes(TrafficClass::POINT_TO_POINT),
+                              bytes,
+                              "per-class bytes");
+        uint64_t relayed = 0;
+        for (uint32_t i = 0; i < npus.GetN(); ++i)
+        {
+            if (Ptr<RdmaSwitch> fwd = npus.Get(i)->GetObject<RdmaSwitch>())
+            {
+                relayed += fwd->GetForwarded();
+            }
+        }
+        // every data packet is relayed by exactly two NPUs (the ring's middle and the
+        // NPU where the path changes dimension), ACKs by the same two on the way back
+        const uint64_t pkts = (bytes + kMtu - 1) / kMtu;
+        NS_TEST_ASSERT_MSG_EQ(relayed, 4 * pkts, "data and ACKs relayed by two NPUs each");
+        Counts(fabric);
+        double err = std::fabs(rx.GetDouble() - flowT.GetDouble()) / flowT.GetDouble();
+        std::printf("  cross-dimension 2 MiB message (4 hops, 2 NPU relays): RoCE %.0f ns, "
+                    "flow(derated x%.4f) %.0f ns, diff %.2f %%, relayed frames %llu\n",
+                    rx.GetSeconds() * 1e9,
+                    factor,
+                    flowT.GetSeconds() * 1e9,
+                    err * 100,
+                    (unsigned long long)relayed);
+        NS_TEST_ASSERT_MSG_LT(err, 0.03, "RoCE vs flow-level beyond 3 %");
+        Simulator::Destroy();
+        Config::Reset();
+    }
+
+    void Counts(const AstraFabricHelper& fabric)
+    {
+        FabricCounts c = Count(fabric);
+        NS_TEST_ASSERT_MSG_EQ(c.drops, 0, "no drops");
+        NS_TEST_ASSERT_MSG_EQ(c.retx, 0, "no retransmissions");
+    }
+};
+
 /// (b), (c), (e): collectives through the system layer.
 class CollectiveTestCase : public TestCase
 {
@@ -440,6 +528,74 @@ class MicrobenchmarkTestCase : public TestCase
     }
 };
 
+/// An incast through the backend with a small switch buffer: PFC must pause, nothing drops.
+class IncastPfcTestCase : public TestCase
+{
+  public:
+    IncastPfcTestCase()
+        : TestCase("7-to-1 incast on a Switch, small buffer, no ECN: PFC pauses, zero drops, "
+                   "bottleneck-bound time")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t bytes = 1 << 20;
+        Config::SetDefault("ns3::RdmaHostStack::Mtu", UintegerValue(kMtu));
+        // one lossless priority (data, 3), 2 MiB of buffer, no ECN: only PFC holds the incast
+        Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(2 << 20));
+        Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", UintegerValue(1 << 3));
+        Config::SetDefault("ns3::RdmaSwitch::EcnEnabled", BooleanValue(false));
+        std::vector<DimensionSpec> dims{{DimType::SWITCH, 8, 50.0, 500.0}};
+        auto topo = std::make_shared<Topology>(Topology::FromDimensions(dims));
+        AstraFabricHelper fabric;
+        NodeContainer npus = fabric.Install(topo);
+        Ptr<RoceBackend> rb = CreateObject<RoceBackend>();
+        rb->SetFabric(topo, npus);
+        Time last;
+        uint32_t sent = 0;
+        for (uint32_t i = 1; i < 8; ++i)
+        {
+            NetMessage m;
+            m.src = i;
+            m.dst = 0;
+            m.bytes = bytes;
+            m.tag = i;
+            rb->Send(
+                m,
+                [&sent](const NetMessage&) { ++sent; },
+                [&last](const NetMessage&) { last = Simulator::Now(); });
+        }
+        Simulator::Stop(Seconds(1));
+        Simulator::Run();
+        FabricCounts c = Count(fabric);
+        NS_TEST_ASSERT_MSG_EQ(rb->GetDeliveredBytes(), 7 * bytes, "all delivered");
+        NS_TEST_ASSERT_MSG_EQ(sent, 7, "all acknowledged");
+        NS_TEST_ASSERT_MSG_EQ(c.pfcOn, true, "PFC enabled");
+        NS_TEST_ASSERT_MSG_GT(c.pauses, 0, "the incast must trigger PFC with a 2 MiB buffer");
+        NS_TEST_ASSERT_MSG_EQ(c.drops, 0, "lossless");
+        NS_TEST_ASSERT_MSG_EQ(c.retx, 0, "no retransmissions");
+        // the receiver's downlink is the bottleneck: 7 messages' wire bytes at its rate
+        const double rate = topo->GetLinks()[0].bytesPerNs;
+        const double bound =
+            7.0 * double(AstraFabricHelper::MessageWireBytes(bytes, kMtu)) / rate + 2 * 500.0;
+        const double t = last.GetSeconds() * 1e9;
+        std::printf("  incast 7 x 1 MiB: %.0f ns, downlink bound %.0f ns (%.2f %%), PFC pauses "
+                    "%llu, ECN marks %llu, CNPs %llu\n",
+                    t,
+                    bound,
+                    (t / bound - 1) * 100,
+                    (unsigned long long)c.pauses,
+                    (unsigned long long)c.marks,
+                    (unsigned long long)c.cnps);
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(t, bound * 0.999, "faster than the bottleneck");
+        NS_TEST_ASSERT_MSG_LT(t, bound * 1.10, "PFC/DCQCN must keep the downlink busy (10 %)");
+        Simulator::Destroy();
+        Config::Reset();
+    }
+};
+
 /// The fabric's shape, system ids and the configuration file.
 class FabricShapeTestCase : public TestCase
 {
@@ -499,6 +655,7 @@ class RoceBackendTestSuite : public TestSuite
     {
         AddTestCase(new FabricShapeTestCase(), TestCase::QUICK);
         AddTestCase(new SingleMessageTestCase(), TestCase::QUICK);
+        AddTestCase(new CrossDimensionTestCase(), TestCase::QUICK);
         // (b) + (e): ring all-reduce, 1 MiB, 8-NPU Ring
         AddTestCase(new CollectiveTestCase("(b) ring all-reduce 8-NPU Ring",
                                            {{DimType::RING, 8, 50.0, 500.0}},
@@ -518,6 +675,7 @@ class RoceBackendTestSuite : public TestSuite
                                            8ull * 7 * (1 << 20) / 8),
                     TestCase::QUICK);
         AddTestCase(new MicrobenchmarkTestCase(), TestCase::QUICK);
+        AddTestCase(new IncastPfcTestCase(), TestCase::QUICK);
     }
 };
 
