@@ -532,9 +532,12 @@ class MicrobenchmarkTestCase : public TestCase
 class IncastPfcTestCase : public TestCase
 {
   public:
-    IncastPfcTestCase()
-        : TestCase("7-to-1 incast on a Switch, small buffer, no ECN: PFC pauses, zero drops, "
-                   "bottleneck-bound time")
+    /// \param ecn ECN + DCQCN on (else PFC alone holds the incast)
+    explicit IncastPfcTestCase(bool ecn)
+        : TestCase(ecn ? "7-to-1 incast, ECN + DCQCN: marks, CNPs, zero drops, bottleneck-bound"
+                       : "7-to-1 incast on a Switch, small buffer, no ECN: PFC pauses, zero "
+                         "drops, bottleneck-bound time"),
+          m_ecn(ecn)
     {
     }
 
@@ -546,7 +549,7 @@ class IncastPfcTestCase : public TestCase
         // one lossless priority (data, 3), 2 MiB of buffer, no ECN: only PFC holds the incast
         Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(2 << 20));
         Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", UintegerValue(1 << 3));
-        Config::SetDefault("ns3::RdmaSwitch::EcnEnabled", BooleanValue(false));
+        Config::SetDefault("ns3::RdmaSwitch::EcnEnabled", BooleanValue(m_ecn));
         std::vector<DimensionSpec> dims{{DimType::SWITCH, 8, 50.0, 500.0}};
         auto topo = std::make_shared<Topology>(Topology::FromDimensions(dims));
         AstraFabricHelper fabric;
@@ -573,7 +576,16 @@ class IncastPfcTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(rb->GetDeliveredBytes(), 7 * bytes, "all delivered");
         NS_TEST_ASSERT_MSG_EQ(sent, 7, "all acknowledged");
         NS_TEST_ASSERT_MSG_EQ(c.pfcOn, true, "PFC enabled");
-        NS_TEST_ASSERT_MSG_GT(c.pauses, 0, "the incast must trigger PFC with a 2 MiB buffer");
+        if (m_ecn)
+        {
+            NS_TEST_ASSERT_MSG_GT(c.marks, 0, "the incast queue must be marked");
+            NS_TEST_ASSERT_MSG_GT(c.cnps, 0, "receivers must send CNPs");
+        }
+        else
+        {
+            NS_TEST_ASSERT_MSG_GT(c.pauses, 0, "the incast must trigger PFC with a 2 MiB buffer");
+            NS_TEST_ASSERT_MSG_EQ(c.marks, 0, "ECN off");
+        }
         NS_TEST_ASSERT_MSG_EQ(c.drops, 0, "lossless");
         NS_TEST_ASSERT_MSG_EQ(c.retx, 0, "no retransmissions");
         // the receiver's downlink is the bottleneck: 7 messages' wire bytes at its rate
@@ -581,19 +593,32 @@ class IncastPfcTestCase : public TestCase
         const double bound =
             7.0 * double(AstraFabricHelper::MessageWireBytes(bytes, kMtu)) / rate + 2 * 500.0;
         const double t = last.GetSeconds() * 1e9;
-        std::printf("  incast 7 x 1 MiB: %.0f ns, downlink bound %.0f ns (%.2f %%), PFC pauses "
-                    "%llu, ECN marks %llu, CNPs %llu\n",
-                    t,
-                    bound,
-                    (t / bound - 1) * 100,
-                    (unsigned long long)c.pauses,
-                    (unsigned long long)c.marks,
-                    (unsigned long long)c.cnps);
+        std::printf(
+            "  incast 7 x 1 MiB (%s): %.0f ns, downlink bound %.0f ns (%.2f %%), PFC pauses "
+            "%llu, ECN marks %llu, CNPs %llu\n",
+            m_ecn ? "ECN+DCQCN" : "PFC only",
+            t,
+            bound,
+            (t / bound - 1) * 100,
+            (unsigned long long)c.pauses,
+            (unsigned long long)c.marks,
+            (unsigned long long)c.cnps);
         NS_TEST_ASSERT_MSG_GT_OR_EQ(t, bound * 0.999, "faster than the bottleneck");
-        NS_TEST_ASSERT_MSG_LT(t, bound * 1.10, "PFC/DCQCN must keep the downlink busy (10 %)");
+        if (m_ecn)
+        {
+            // DCQCN with the fabric's defaults under-uses the bottleneck after the cuts;
+            // only a sanity bound here (see doc: DCQCN tuning)
+            NS_TEST_ASSERT_MSG_LT(t, bound * 10, "DCQCN incast within 10x the bottleneck time");
+        }
+        else
+        {
+            NS_TEST_ASSERT_MSG_LT(t, bound * 1.10, "PFC must keep the downlink busy (10 %)");
+        }
         Simulator::Destroy();
         Config::Reset();
     }
+
+    bool m_ecn; //!< ECN + DCQCN on
 };
 
 /// The fabric's shape, system ids and the configuration file.
@@ -675,7 +700,8 @@ class RoceBackendTestSuite : public TestSuite
                                            8ull * 7 * (1 << 20) / 8),
                     TestCase::QUICK);
         AddTestCase(new MicrobenchmarkTestCase(), TestCase::QUICK);
-        AddTestCase(new IncastPfcTestCase(), TestCase::QUICK);
+        AddTestCase(new IncastPfcTestCase(false), TestCase::QUICK);
+        AddTestCase(new IncastPfcTestCase(true), TestCase::QUICK);
     }
 };
 
