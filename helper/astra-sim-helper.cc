@@ -5,6 +5,7 @@
 #include "ns3/chakra-reader.h"
 #include "ns3/flow-backend.h"
 #include "ns3/log.h"
+#include "ns3/simulator.h"
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -353,6 +354,76 @@ AstraSimHelper::LoadCommGroups(const std::string& path)
         groups[it.key()] = m;
     }
     return groups;
+}
+
+int64_t
+AstraRunResult::MaxFinish() const
+{
+    int64_t m = -1;
+    for (int64_t f : finishNs)
+    {
+        m = std::max(m, f);
+    }
+    return m;
+}
+
+AstraRunResult
+AstraSimHelper::Run(std::shared_ptr<const Topology> topo,
+                    const SystemParams& params,
+                    const std::vector<std::shared_ptr<const WorkloadGraph>>& graphs,
+                    const AstraRunOptions& opts)
+{
+    AstraRunResult r;
+    Ptr<NetworkBackend> backend = CreateBackend(opts.backend, topo, params.compat);
+    Ptr<SystemContext> ctx = CreateObject<SystemContext>();
+    ctx->Setup(backend, topo->GetDimensions(), params);
+    ctx->SetCommGroups(opts.commGroups);
+    AstraSimHelper helper;
+    helper.SetContext(ctx);
+    helper.SetWorkloads(graphs);
+    helper.SetAttribute("ReferenceHwLimits", BooleanValue(opts.referenceHwLimits));
+    if (opts.memory)
+    {
+        helper.SetMemoryModel(opts.memory);
+    }
+    NodeContainer nodes;
+    nodes.Create(topo->GetNpuCount());
+    ApplicationContainer ac = helper.Install(nodes);
+    std::vector<Ptr<AstraSimApplication>> apps;
+    for (uint32_t i = 0; i < ac.GetN(); ++i)
+    {
+        apps.push_back(DynamicCast<AstraSimApplication>(ac.Get(i)));
+    }
+    ac.Start(Seconds(0));
+    if (opts.hook)
+    {
+        opts.hook(ctx, apps);
+    }
+    Simulator::Run();
+    for (const auto& a : apps)
+    {
+        r.finishNs.push_back(a->IsFinished() ? a->GetStats().finish.GetNanoSeconds() : -1);
+        r.stats.push_back(a->GetStats());
+        if (!a->GetError().empty() && r.error.empty())
+        {
+            r.error = "NPU " + std::to_string(a->GetNpuId()) + ": " + a->GetError();
+        }
+        if (!a->IsFinished())
+        {
+            r.unfinished.push_back(a->GetNpuId());
+            if (r.unfinished.size() <= 32)
+            {
+                r.pending += a->DescribePending();
+            }
+        }
+    }
+    r.records = ctx->GetRecords();
+    r.events = Simulator::GetEventCount();
+    r.messages = ctx->GetMessagesSent();
+    apps.clear();
+    ctx->Dispose();
+    Simulator::Destroy();
+    return r;
 }
 
 } // namespace astra

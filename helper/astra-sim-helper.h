@@ -16,6 +16,8 @@
 #include "ns3/topology.h"
 #include "ns3/workload-graph.h"
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +26,32 @@ namespace ns3
 {
 namespace astra
 {
+
+/// Outcome of AstraSimHelper::Run.
+struct AstraRunResult
+{
+    std::vector<int64_t> finishNs;         //!< per NPU finish time (-1: unfinished)
+    std::vector<NpuStats> stats;           //!< per NPU breakdown
+    std::vector<uint32_t> unfinished;      //!< NPUs that did not finish
+    std::string error;                     //!< first error ("" if none)
+    std::string pending;                   //!< what unfinished NPUs wait for
+    std::vector<CollectiveRecord> records; //!< collectives
+    uint64_t events{0};                    //!< simulator events
+    uint64_t messages{0};                  //!< messages sent
+    /// \return max finish time (ns) over NPUs
+    int64_t MaxFinish() const;
+};
+
+/// Options of AstraSimHelper::Run.
+struct AstraRunOptions
+{
+    std::string backend{"analytical"};                       //!< analytical | flow
+    std::map<std::string, std::vector<uint32_t>> commGroups; //!< communicator groups
+    Ptr<MemoryModel> memory;                                 //!< null: local memory
+    bool referenceHwLimits{false};                           //!< one COMP + one comm at a time
+    /// called after setup, before Simulator::Run (connect trace sources here)
+    std::function<void(Ptr<SystemContext>, const std::vector<Ptr<AstraSimApplication>>&)> hook;
+};
 
 /**
  * \ingroup astra-sim
@@ -72,6 +100,21 @@ class AstraSimHelper
      * no groups. Throws std::runtime_error naming the file.
      */
     static std::map<std::string, std::vector<uint32_t>> LoadCommGroups(const std::string& path);
+
+    /**
+     * Run one complete simulation (creates nodes, runs and destroys the
+     * Simulator). Input errors throw std::runtime_error; errors raised while
+     * running and unfinished NPUs are reported in the result.
+     * \param topo topology
+     * \param params system parameters (params.compat selects compat timing everywhere)
+     * \param graphs one per NPU
+     * \param opts options
+     * \return the outcome
+     */
+    static AstraRunResult Run(std::shared_ptr<const Topology> topo,
+                              const SystemParams& params,
+                              const std::vector<std::shared_ptr<const WorkloadGraph>>& graphs,
+                              const AstraRunOptions& opts = AstraRunOptions());
 
   private:
     Ptr<SystemContext> m_ctx;

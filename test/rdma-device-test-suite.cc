@@ -17,6 +17,8 @@
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
+#include <chrono>
+#include <iostream>
 #include <vector>
 
 using namespace ns3;
@@ -628,6 +630,81 @@ class RdmaDeviceErrorTestCase : public DeviceTestBase
     }
 };
 
+/// Store-and-forward chain: exact pipeline timing and exactly 2 events per frame per hop.
+class RdmaDeviceChainTestCase : public DeviceTestBase, public RdmaFrameSource
+{
+  public:
+    RdmaDeviceChainTestCase()
+        : DeviceTestBase("3-hop forwarding chain: pipeline closed form, 2 events per hop")
+    {
+    }
+
+    bool DequeueFrame(uint8_t, RdmaQueuedFrame& frame, Time& nextTry) override
+    {
+        if (m_next >= kFrames)
+        {
+            nextTry = Time::Max();
+            return false;
+        }
+        frame = DataFrame(3, m_next++, RoceOpcode::WRITE_ONLY);
+        return true;
+    }
+
+  private:
+    static constexpr uint32_t kFrames = 2000;
+    static constexpr uint32_t kHops = 3;
+    uint32_t m_next{0};
+    std::vector<Ptr<RdmaNetDevice>> m_fwd; //!< next-hop sender per link
+
+    void Forward(Ptr<RdmaNetDevice> d, RdmaQueuedFrame& f)
+    {
+        const uint32_t i = d->GetPortIndex();
+        if (i + 1 < kHops)
+        {
+            m_fwd[i + 1]->EnqueueFrame(std::move(f));
+        }
+        else
+        {
+            OnRx(d, f);
+        }
+    }
+
+    void DoRun() override
+    {
+        std::vector<Link> links;
+        for (uint32_t h = 0; h < kHops; ++h)
+        {
+            links.push_back(MakeLink("100Gbps", NanoSeconds(1000)));
+            links.back().b->SetPortIndex(h);
+            links.back().b->SetRxHandler(MakeCallback(&RdmaDeviceChainTestCase::Forward, this));
+            m_fwd.push_back(links.back().a);
+        }
+        links[0].a->SetFrameSource(this);
+        uint64_t ev0 = Simulator::GetEventCount();
+        auto t0 = std::chrono::steady_clock::now();
+        links[0].a->NotifySourceReady();
+        Simulator::Run();
+        double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        uint64_t events = Simulator::GetEventCount() - ev0;
+        NS_TEST_ASSERT_MSG_EQ((m_rx.size()), (kFrames), "frames through the chain");
+        // Source link: frame k ends at floor((k+1) x 88.16 ns); every later hop has the same
+        // per-frame times, so the last frame arrives at end(N-1) + (H-1) x t(N-1) + H x delay
+        // = 176320 + 2 x 89 + 3000.
+        NS_TEST_ASSERT_MSG_EQ((m_rx.back().ns), (int64_t(176320 + 2 * 89 + 3000)), "last arrival");
+        NS_TEST_ASSERT_MSG_EQ((events), (2ULL * kHops * kFrames), "exactly 2 events per frame-hop");
+        std::clog << "  [perf] " << kHops * kFrames << " packet-hops in " << wall
+                  << " s wall = " << (kHops * kFrames / wall)
+                  << " packet-hops/s (incl. frame building)" << std::endl;
+        for (auto& l : links)
+        {
+            l.a->Dispose();
+            l.b->Dispose();
+            l.ch->Dispose();
+        }
+        Simulator::Destroy();
+    }
+};
+
 /// Device test suite.
 class RdmaDeviceTestSuite : public TestSuite
 {
@@ -641,6 +718,7 @@ class RdmaDeviceTestSuite : public TestSuite
         AddTestCase(new RdmaDeviceSchedulingTestCase, TestCase::QUICK);
         AddTestCase(new RdmaDeviceSourceTestCase, TestCase::QUICK);
         AddTestCase(new RdmaDeviceErrorTestCase, TestCase::QUICK);
+        AddTestCase(new RdmaDeviceChainTestCase, TestCase::QUICK);
     }
 };
 

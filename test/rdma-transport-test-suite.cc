@@ -426,6 +426,136 @@ class LossyLinkTestCase : public TestCase
     }
 };
 
+/// Test CC: a fixed rate (exercises pacing) and optional window.
+class FixedRateCc : public RdmaCongestionOps
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RdmaTestFixedRateCc")
+                                .SetParent<RdmaCongestionOps>()
+                                .SetGroupName("AstraSim")
+                                .AddConstructor<FixedRateCc>();
+        return tid;
+    }
+
+    FixedRateCc() = default;
+
+    FixedRateCc(const FixedRateCc& o)
+        : RdmaCongestionOps(o),
+          m_fixed(o.m_fixed),
+          m_win(o.m_win)
+    {
+    }
+
+    std::string GetName() const override
+    {
+        return "FixedRate";
+    }
+
+    Ptr<RdmaCongestionOps> Fork() override
+    {
+        return CopyObject<FixedRateCc>(this);
+    }
+
+    void Init(const RdmaCcInit& init) override
+    {
+        RdmaCongestionOps::Init(init);
+        SetRate(m_fixed);
+        m_window = m_win;
+    }
+
+    void OnAck(uint64_t bytes, const RdmaMeta& meta) override
+    {
+        ++acks;
+        if (meta.sendTimeNs != 0)
+        {
+            ++echoes;
+        }
+    }
+
+    void OnRttSample(Time rtt, const RdmaMeta&) override
+    {
+        minRtt = std::min(minRtt, rtt);
+    }
+
+    uint64_t m_fixed{10000000000ull}; //!< rate
+    uint64_t m_win{0};                //!< window
+    uint64_t acks{0};                 //!< OnAck calls
+    uint64_t echoes{0};               //!< ACKs with an echoed timestamp
+    Time minRtt{Time::Max()};         //!< smallest RTT sample
+};
+
+/// Pacing at the CC rate, window cap, ACK coalescing, RTT samples reach the CC.
+class PacingWindowAckTestCase : public TestCase
+{
+  public:
+    PacingWindowAckTestCase()
+        : TestCase("Transport: pacing at the CC rate, window cap, ACK coalescing, RTT echo")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t wire = DataFrameBytes(1000, false, false) + kEthernetWireOverhead;
+        {
+            // paced at 10 Gbps on a 100 Gbps link
+            TestNet net;
+            net.BuildDirect(DataRate("100Gbps"), MicroSeconds(1));
+            Ptr<FixedRateCc> cc = CreateObject<FixedRateCc>();
+            net.stacks[0]->SetCongestionControl(cc);
+            net.stacks[1]->SetAttribute("AckInterval", UintegerValue(4));
+            Ptr<RdmaQueuePair> qp = net.stacks[0]->GetOrCreateQp(1);
+            const uint64_t bytes = 4000000;
+            net.stacks[0]->PostWrite(qp, bytes, 1);
+            Simulator::Run();
+            NS_TEST_ASSERT_MSG_EQ(net.rx.size(), 1u, "delivered");
+            double fct = (net.rx[0].end - net.rx[0].start).GetSeconds();
+            double goodput = bytes * 8.0 / fct;
+            double expected = 10e9 * 1000.0 / wire;
+            NS_TEST_ASSERT_MSG_EQ_TOL(goodput / expected, 1.0, 0.01, "paced goodput " << goodput);
+            // 4000 packets, one ACK per 4 (the last one also ends the message)
+            NS_TEST_ASSERT_MSG_EQ(net.stacks[1]->GetStats().acksSent, 1000u, "ACK coalescing");
+            Ptr<FixedRateCc> qcc = DynamicCast<FixedRateCc>(qp->GetCongestionOps());
+            NS_TEST_ASSERT_MSG_EQ(qcc->acks, 1000u, "OnAck per ACK");
+            NS_TEST_ASSERT_MSG_EQ(qcc->echoes, 1000u, "timestamps echoed");
+            NS_TEST_ASSERT_MSG_GT_OR_EQ(qcc->minRtt, MicroSeconds(2), "RTT >= 2 x delay");
+            NS_TEST_ASSERT_MSG_LT(qcc->minRtt, MicroSeconds(3), "RTT sample plausible");
+            std::cout << "  paced goodput " << goodput / 1e9 << " Gbps (expected " << expected / 1e9
+                      << "), min RTT " << qcc->minRtt << std::endl;
+            Simulator::Destroy();
+        }
+        {
+            // window of 10 packets on a 100 us RTT: throughput = window / RTT
+            TestNet net;
+            net.BuildDirect(DataRate("100Gbps"), MicroSeconds(50));
+            Ptr<FixedRateCc> cc = CreateObject<FixedRateCc>();
+            cc->m_fixed = 100000000000ull;
+            cc->m_win = 10000;
+            net.stacks[0]->SetCongestionControl(cc);
+            Ptr<RdmaQueuePair> qp = net.stacks[0]->GetOrCreateQp(1);
+            const uint64_t bytes = 1000000;
+            net.stacks[0]->PostWrite(qp, bytes, 1);
+            Simulator::Run();
+            NS_TEST_ASSERT_MSG_EQ(net.rx.size(), 1u, "delivered");
+            double fct = (net.rx[0].end - net.rx[0].start).GetSeconds();
+            // per-packet ACKs slide the window: one window (10 packets) per RTT, RTT =
+            // 2 x 50 us + one data frame + one ACK frame (70 B + 20 B wire overhead);
+            // 100 windows: 99 RTTs, then the last packet's one-way trip
+            RdmaMeta ack;
+            ack.opcode = RoceOpcode::ACK;
+            const double ackWire = RoceFrame::GetFrameBytes(ack) + kEthernetWireOverhead;
+            double rtt = 100e-6 + wire * 8 / 100e9 + ackWire * 8 / 100e9;
+            double expectFct = 99 * rtt + 50e-6 + wire * 8 / 100e9;
+            NS_TEST_ASSERT_MSG_EQ_TOL(fct / expectFct, 1.0, 0.01, "window-limited FCT " << fct);
+            std::cout << "  window-limited FCT " << fct * 1e6 << " us (closed form "
+                      << expectFct * 1e6 << " us)" << std::endl;
+            Simulator::Destroy();
+        }
+    }
+};
+
 /// Bad attribute values give clear errors.
 class ValidationTestCase : public TestCase
 {
@@ -482,6 +612,7 @@ class RdmaTransportTestSuite : public TestSuite
         AddTestCase(new SegmentationTestCase, TestCase::QUICK);
         AddTestCase(new FctClosedFormTestCase, TestCase::QUICK);
         AddTestCase(new GoodputTestCase, TestCase::QUICK);
+        AddTestCase(new PacingWindowAckTestCase, TestCase::QUICK);
         AddTestCase(new LossyLinkTestCase, TestCase::QUICK);
         AddTestCase(new PsnWrapBigMessageTestCase, TestCase::QUICK);
     }

@@ -294,6 +294,15 @@ class ReferenceEtTestCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ(gs.size(), files, prefix);
             for (const auto& g : gs)
             {
+                // write with our writer, read back: the same graph
+                WorkloadGraph back =
+                    ReadChakraBuffer(SerializeChakra(g), g.file + "(rewritten)", g.rank);
+                bool same = back.nodes.size() == g.nodes.size();
+                for (size_t i = 0; same && i < g.nodes.size(); ++i)
+                {
+                    same = back.nodes[i] == g.nodes[i];
+                }
+                NS_TEST_EXPECT_MSG_EQ(same, true, g.file << " round trip");
                 NS_TEST_EXPECT_MSG_GT(g.nodes.size(), 0, g.file);
                 NS_TEST_EXPECT_MSG_EQ(g.legacy, false, g.file);
                 NS_TEST_EXPECT_MSG_EQ(g.index.size(), g.nodes.size(), g.file);
@@ -824,6 +833,54 @@ class EtErrorTestCase : public TestCase
     }
 };
 
+/// The module's own small inputs under traces/ (legacy and gzip layouts).
+class TracesDirTestCase : public TestCase
+{
+  public:
+    TracesDirTestCase()
+        : TestCase("traces dir: legacy and gzip files")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        try
+        {
+            Body();
+        }
+        catch (const std::exception& e)
+        {
+            NS_TEST_ASSERT_MSG_EQ(true, false, "unexpected exception: " << e.what());
+        }
+    }
+
+    void Body()
+    {
+        const std::string dir = GetSourceDir() + "/traces";
+        auto legacy = ReadChakraPrefix(dir + "/legacy-2npu", 2);
+        auto gz = ReadChakraPrefix(dir + "/gzip-2npu", 2);
+        NS_TEST_ASSERT_MSG_EQ(legacy.size(), 2, "legacy ranks");
+        NS_TEST_ASSERT_MSG_EQ(gz.size(), 2, "gzip ranks");
+        for (uint32_t r = 0; r < 2; ++r)
+        {
+            NS_TEST_EXPECT_MSG_EQ(legacy[r].legacy, true, "legacy detected");
+            NS_TEST_EXPECT_MSG_EQ(legacy[r].version, "", "no version");
+            NS_TEST_EXPECT_MSG_EQ(gz[r].legacy, false, "gzip file has metadata");
+            NS_TEST_ASSERT_MSG_EQ(legacy[r].nodes.size(), 2, "nodes");
+            NS_TEST_ASSERT_MSG_EQ(gz[r].nodes.size(), 2, "nodes");
+            const auto& l = legacy[r].nodes[1];
+            const auto& z = gz[r].nodes[1];
+            NS_TEST_EXPECT_MSG_EQ((l.ctrlDeps == std::vector<uint64_t>{0}), true, "ctrl deps");
+            NS_TEST_EXPECT_MSG_EQ((z.dataDeps == std::vector<uint64_t>{0}), true, "data deps");
+            NS_TEST_EXPECT_MSG_EQ(l.commSize, 65536, "size");
+            NS_TEST_EXPECT_MSG_EQ(z.commSize, 65536, "size");
+            NS_TEST_EXPECT_MSG_EQ(gz[r].nodes[0].numOps, 1000000, "num_ops");
+            NS_TEST_EXPECT_MSG_EQ(legacy[r].nodes[0].durationMicros, 5, "duration");
+        }
+    }
+};
+
 /// Suite "astra-sim-workload-reader".
 class WorkloadReaderTestSuite : public TestSuite
 {
@@ -834,6 +891,7 @@ class WorkloadReaderTestSuite : public TestSuite
         AddTestCase(new ReferenceEtTestCase, TestCase::QUICK);
         AddTestCase(new SyntheticEtTestCase, TestCase::QUICK);
         AddTestCase(new EtErrorTestCase, TestCase::QUICK);
+        AddTestCase(new TracesDirTestCase, TestCase::QUICK);
     }
 };
 

@@ -6,6 +6,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/event-impl.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
@@ -37,6 +38,25 @@ PcapSniffEvent(Ptr<PcapFileWrapper> file, Ptr<const Packet> p)
     file->Write(Simulator::Now(), p);
 }
 } // namespace
+
+/// Transmit-complete event without std::function (one small allocation per frame).
+class RdmaNetDevice::TxCompleteEvent : public EventImpl
+{
+  public:
+    explicit TxCompleteEvent(RdmaNetDevice* dev)
+        : m_dev(dev)
+    {
+    }
+
+  protected:
+    void Notify() override
+    {
+        m_dev->TransmitComplete();
+    }
+
+  private:
+    RdmaNetDevice* m_dev;
+};
 
 // ------------------------------------------------------------------------- FrameRing
 
@@ -415,6 +435,16 @@ RdmaNetDevice::PopQueue(uint8_t p, RdmaQueuedFrame& out)
 bool
 RdmaNetDevice::PickDataQueue(uint8_t eligible, uint8_t& prio)
 {
+    if ((eligible & (eligible - 1)) == 0)
+    {
+        // One active data priority: no arbitration; the frame ends the queue's turn, so a
+        // newly active priority is visited next.
+        prio = static_cast<uint8_t>(__builtin_ctz(eligible));
+        m_dwrrCur = prio;
+        m_dwrrTurn = true; // this frame spends the queue's current turn
+        m_deficit[prio] = 0;
+        return true;
+    }
     // Deficit weighted round robin, one decision per call. A queue's turn adds its
     // quantum once; it is served while its head fits in the deficit.
     const uint32_t guard = 8 * ((1u << 16) / 64 + 2);
@@ -442,7 +472,9 @@ RdmaNetDevice::PickDataQueue(uint8_t eligible, uint8_t& prio)
                 return true;
             }
         }
-        m_dwrrCur = static_cast<uint8_t>((p + 1) & 7);
+        // advance to the next eligible priority (cyclic)
+        const unsigned higher = eligible & ~((2u << p) - 1u);
+        m_dwrrCur = static_cast<uint8_t>(__builtin_ctz(higher ? higher : eligible));
         m_dwrrTurn = false;
     }
     prio = HighestBit(eligible); // unreachable with sane quanta
@@ -566,7 +598,7 @@ RdmaNetDevice::StartTransmit(RdmaQueuedFrame& f)
         RdmaQueuedFrame copy = f; // kept in m_current for the TxHandler
         m_channel->Transmit(std::move(copy), this, txTime);
     }
-    Simulator::Schedule(txTime, &RdmaNetDevice::TransmitComplete, this);
+    Simulator::Schedule(txTime, Ptr<EventImpl>(new TxCompleteEvent(this), false));
 }
 
 void

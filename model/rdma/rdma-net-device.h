@@ -204,6 +204,7 @@ class RdmaNetDevice : public NetDevice
 
   private:
     friend class RdmaChannel;
+    class TxCompleteEvent; //!< transmit-complete event (defined in the .cc)
 
     /// Growable ring buffer of frames (no allocation per frame once grown).
     class FrameRing

@@ -28,7 +28,7 @@ namespace ns3
  */
 namespace RdmaAddressing
 {
-constexpr uint32_t kMaxHosts = 1u << 24; //!< hosts addressable by the scheme
+constexpr uint32_t kMaxHosts = 1u << 24;       //!< hosts addressable by the scheme
 constexpr uint32_t kInvalidHost = 0xFFFFFFFFu; //!< "not a host" marker
 
 /// \return IPv4 address (host order) of host \p index: 11.0.0.0 + index + 1

@@ -73,6 +73,18 @@ RdmaSwitch::GetTypeId()
                           DoubleValue(0.5),
                           MakeDoubleAccessor(&RdmaSwitch::m_refreshFraction),
                           MakeDoubleChecker<double>(0.01, 0.99))
+            .AddAttribute("PfcWatchdog",
+                          "Report (NS_LOG_WARN, one std::cerr line, trace PfcWatchdog) an ingress "
+                          "queue that stays paused longer than this: a likely PFC deadlock "
+                          "(cyclic buffer dependency). 0 disables. Reporting only, no drops.",
+                          TimeValue(MilliSeconds(10)),
+                          MakeTimeAccessor(&RdmaSwitch::m_pfcWatchdog),
+                          MakeTimeChecker())
+            .AddTraceSource("PfcWatchdog",
+                            "An ingress queue stayed paused longer than PfcWatchdog "
+                            "(node, ingress port, prio)",
+                            MakeTraceSourceAccessor(&RdmaSwitch::m_watchdogTrace),
+                            "ns3::RdmaSwitch::PfcTracedCallback")
             .AddTraceSource("Enqueue",
                             "Frame queued on an egress port (node, port, prio, queue bytes)",
                             MakeTraceSourceAccessor(&RdmaSwitch::m_enqueueTrace),
@@ -198,6 +210,8 @@ RdmaSwitch::AddPort(Ptr<RdmaNetDevice> dev)
     m_ports.push_back(dev);
     m_ecn.push_back(RdmaEcnConfig{m_kmin, m_kmax, m_pmax});
     m_refresh.resize(m_ports.size() * SwitchMmu::kPrios);
+    m_pauseStart.resize(m_ports.size() * SwitchMmu::kPrios);
+    m_watchdogFired.resize(m_ports.size() * SwitchMmu::kPrios, false);
     if (NeedDequeueHook())
     {
         dev->SetDequeueHandler(MakeCallback(&RdmaSwitch::OnDequeue, this));
@@ -382,7 +396,7 @@ RdmaSwitch::Forward(Ptr<RdmaNetDevice> inDev, RdmaQueuedFrame& frame)
     }
     if (r.pause)
     {
-        SendPause(inPort, prio);
+        SendPause(inPort, prio, false);
     }
     const uint64_t qAfter = m_mmu->GetEgressBytes(out, prio);
     if (m_ecnEnabled && !m_ecnAtDequeue && (m.ecn == 1 || m.ecn == 2) &&
@@ -468,9 +482,15 @@ RdmaSwitch::NotifyTxComplete(Ptr<RdmaNetDevice> dev, const RdmaQueuedFrame& fram
 }
 
 void
-RdmaSwitch::SendPause(uint32_t port, uint8_t prio)
+RdmaSwitch::SendPause(uint32_t port, uint8_t prio, bool refresh)
 {
     Ptr<RdmaNetDevice> dev = m_ports[port];
+    const uint32_t k = port * SwitchMmu::kPrios + prio;
+    if (!refresh)
+    {
+        m_pauseStart[k] = Simulator::Now(); // a new pause (not a refresh)
+        m_watchdogFired[k] = false;
+    }
     dev->SendPfc(prio, m_pauseQuanta);
     ++m_pauses;
     m_pauseTrace(m_nodeId, port, prio);
@@ -489,10 +509,27 @@ RdmaSwitch::SendPause(uint32_t port, uint8_t prio)
 void
 RdmaSwitch::RefreshPause(uint32_t port, uint8_t prio)
 {
-    if (m_mmu->IsPaused(port, prio))
+    if (!m_mmu->IsPaused(port, prio))
     {
-        SendPause(port, prio);
+        return;
     }
+    const uint32_t k = port * SwitchMmu::kPrios + prio;
+    if (!m_pfcWatchdog.IsZero() && !m_watchdogFired[k] &&
+        Simulator::Now() - m_pauseStart[k] >= m_pfcWatchdog)
+    {
+        m_watchdogFired[k] = true;
+        ++m_watchdogEvents;
+        NS_LOG_WARN(GetName() << " port " << port << " priority " << unsigned(prio)
+                              << " paused for " << (Simulator::Now() - m_pauseStart[k]).As(Time::US)
+                              << ": possible PFC deadlock");
+        std::cerr << "astra-sim warning: " << GetName() << " port " << port << " priority "
+                  << unsigned(prio) << " has been PFC-paused for "
+                  << (Simulator::Now() - m_pauseStart[k]).As(Time::US)
+                  << " (PfcWatchdog): possible PFC deadlock (cyclic buffer dependency)"
+                  << std::endl;
+        m_watchdogTrace(m_nodeId, port, prio);
+    }
+    SendPause(port, prio, true);
 }
 
 void
@@ -509,6 +546,12 @@ uint64_t
 RdmaSwitch::GetForwarded() const
 {
     return m_forwarded;
+}
+
+uint64_t
+RdmaSwitch::GetPfcWatchdogEvents() const
+{
+    return m_watchdogEvents;
 }
 
 uint64_t

@@ -139,6 +139,8 @@ class RdmaSwitch : public Object
     uint64_t GetEcnMarks() const;      //!< \return CE marks
     uint64_t GetPausesSent() const;    //!< \return PFC pause frames sent (incl. refreshes)
     uint64_t GetResumesSent() const;   //!< \return PFC resume frames sent
+    /// \return ingress (port, priority) queues found paused longer than PfcWatchdog
+    uint64_t GetPfcWatchdogEvents() const;
     uint64_t GetMaxQueueBytes(uint32_t port) const; //!< \return peak egress bytes of a port
 
     /// Queue trace: node id, port, priority, egress (port, priority) bytes.
@@ -177,16 +179,18 @@ class RdmaSwitch : public Object
     void RxFromDevice(Ptr<RdmaNetDevice> dev, RdmaQueuedFrame& frame);       //!< Rx handler
     void TxFromDevice(Ptr<RdmaNetDevice> dev, const RdmaQueuedFrame& frame); //!< Tx handler
     void OnDequeue(Ptr<RdmaNetDevice> dev, RdmaQueuedFrame& frame); //!< device dequeue handler
-    bool NeedDequeueHook() const;                   //!< INT or ECN at dequeue enabled
-    void SendPause(uint32_t port, uint8_t prio);    //!< pause upstream of (port, prio)
-    void RefreshPause(uint32_t port, uint8_t prio); //!< refresh while congested
-    void SendResume(uint32_t port, uint8_t prio);   //!< resume upstream
-    void MarkCe(RdmaQueuedFrame& frame);            //!< set CE in bytes and meta
-    uint32_t NodeId() const;                        //!< node id (or 0)
+    bool NeedDequeueHook() const;                              //!< INT or ECN at dequeue enabled
+    void SendPause(uint32_t port, uint8_t prio, bool refresh); //!< pause upstream of (port, prio)
+    void RefreshPause(uint32_t port, uint8_t prio);            //!< refresh while congested
+    void SendResume(uint32_t port, uint8_t prio);              //!< resume upstream
+    void MarkCe(RdmaQueuedFrame& frame);                       //!< set CE in bytes and meta
+    uint32_t NodeId() const;                                   //!< node id (or 0)
 
     std::vector<Ptr<RdmaNetDevice>> m_ports; //!< ports
     std::vector<RdmaEcnConfig> m_ecn;        //!< ECN config per port
     std::vector<EventId> m_refresh;          //!< pause refresh per (port, prio)
+    std::vector<Time> m_pauseStart;          //!< start of the current pause per (port, prio)
+    std::vector<bool> m_watchdogFired;       //!< watchdog reported this pause
     Ptr<SwitchMmu> m_mmu;                    //!< MMU
     Ptr<RdmaForwardingTable> m_table;        //!< forwarding table
     Ptr<UniformRandomVariable> m_rng;        //!< ECN randomness
@@ -201,19 +205,22 @@ class RdmaSwitch : public Object
     bool m_intEnabled;        //!< INT on
     uint16_t m_pauseQuanta;   //!< quanta of PAUSE frames
     double m_refreshFraction; //!< refresh after this fraction of the pause time
+    Time m_pfcWatchdog;       //!< report pauses longer than this (0: off)
 
     // counters
-    uint64_t m_forwarded{0};     //!< frames forwarded
-    uint64_t m_drops{0};         //!< lossy drops
-    uint64_t m_losslessDrops{0}; //!< lossless drops
-    uint64_t m_marks{0};         //!< ECN marks
-    uint64_t m_pauses{0};        //!< pause frames sent
-    uint64_t m_resumes{0};       //!< resume frames sent
+    uint64_t m_forwarded{0};      //!< frames forwarded
+    uint64_t m_drops{0};          //!< lossy drops
+    uint64_t m_losslessDrops{0};  //!< lossless drops
+    uint64_t m_marks{0};          //!< ECN marks
+    uint64_t m_pauses{0};         //!< pause frames sent
+    uint64_t m_resumes{0};        //!< resume frames sent
+    uint64_t m_watchdogEvents{0}; //!< PFC watchdog reports
 
     TracedCallback<uint32_t, uint32_t, uint8_t, uint64_t> m_enqueueTrace;     //!< enqueue
     TracedCallback<uint32_t, uint32_t, uint8_t, uint64_t> m_dequeueTrace;     //!< dequeue
     TracedCallback<uint32_t, uint32_t, uint8_t, uint64_t> m_ecnTrace;         //!< ECN mark
     TracedCallback<uint32_t, uint32_t, uint8_t> m_pauseTrace;                 //!< PFC pause sent
+    TracedCallback<uint32_t, uint32_t, uint8_t> m_watchdogTrace;              //!< PFC watchdog
     TracedCallback<uint32_t, uint32_t, uint8_t> m_resumeTrace;                //!< PFC resume sent
     TracedCallback<uint32_t, uint32_t, uint8_t, const RdmaMeta&> m_dropTrace; //!< drop
     TracedCallback<uint32_t, uint32_t, uint8_t, const RdmaMeta&> m_losslessDropTrace; //!< bug

@@ -129,8 +129,8 @@ AstraSimApplication::GetGraph() const
 Time
 AstraSimApplication::ComputeTime(const WorkloadNode& n, const SystemParams& p)
 {
-    double ns = double(n.durationMicros) * 1000.0;
-    bool roofline = p.rooflineEnabled || (n.durationMicros == 0 && n.hasNumOps);
+    double ns = double(n.GetDurationNs());
+    bool roofline = p.rooflineEnabled || (n.GetDurationNs() == 0 && n.hasNumOps);
     if (roofline && n.hasNumOps && p.peakPerfTflops > 0)
     {
         double perf = p.peakPerfTflops * 1e12; // FLOP/s

@@ -73,7 +73,11 @@ SystemContext::GetTypeId()
     static TypeId tid = TypeId("ns3::astra::SystemContext")
                             .SetParent<Object>()
                             .SetGroupName("AstraSim")
-                            .AddConstructor<SystemContext>();
+                            .AddConstructor<SystemContext>()
+                            .AddTraceSource("MessageSent",
+                                            "A message was handed to the network backend",
+                                            MakeTraceSourceAccessor(&SystemContext::m_sentTrace),
+                                            "ns3::astra::SystemContext::MessageTracedCallback");
     return tid;
 }
 
@@ -282,6 +286,7 @@ void
 SystemContext::Transmit(const NetMessage& msg, std::function<void()> onSent)
 {
     ++m_sent;
+    m_sentTrace(msg);
     m_backend->Send(
         msg,
         [onSent](const NetMessage&) {
@@ -1198,7 +1203,7 @@ AstraSystem::CustomRun(Stream* s)
             cs.posted.push_back(i);
             break;
         case NodeKind::COMP: {
-            double ns = double(n.durationMicros) * 1000.0 * (p.compat ? 1.0 : p.computeScale);
+            double ns = double(n.GetDurationNs()) * (p.compat ? 1.0 : p.computeScale);
             Simulator::Schedule(Time::FromDouble(ns, Time::NS),
                                 &AstraSystem::CustomNodeDone,
                                 this,

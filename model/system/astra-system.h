@@ -126,6 +126,9 @@ class SystemContext : public Object
     /// \return messages sent through Transmit
     uint64_t GetMessagesSent() const;
 
+    /// Trace signature of MessageSent.
+    typedef void (*MessageTracedCallback)(const NetMessage& msg);
+
   protected:
     void DoDispose() override;
 
@@ -140,6 +143,7 @@ class SystemContext : public Object
     std::unordered_map<std::string, uint32_t> m_collIds;
     std::vector<CollectiveRecord> m_records;
     uint64_t m_sent{0};
+    TracedCallback<const NetMessage&> m_sentTrace;
 };
 
 /**

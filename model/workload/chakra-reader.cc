@@ -590,14 +590,15 @@ ConvertNode(const ChakraProtoMsg::Node& pn, WorkloadGraph& g)
         const std::string& name = a.name();
         if (name == "comm_type")
         {
+            // meaningful on collectives only (some generators put other values on SEND/RECV)
             __int128 v = r.Int(a, kI64Min, kI64Max);
-            if (v >= 0 && v <= 9)
+            if (n.kind == NodeKind::COMM_COLL)
             {
+                if (v < 0 || v > 9)
+                {
+                    FailNode(g.file, n.id, "unknown comm_type " + AttrReader::ToString(v));
+                }
                 n.collType = static_cast<CollType>(static_cast<int>(v));
-            }
-            else if (n.kind == NodeKind::COMM_COLL)
-            {
-                FailNode(g.file, n.id, "unknown comm_type " + AttrReader::ToString(v));
             }
         }
         else if (name == "comm_size")
@@ -738,6 +739,10 @@ ReadChakraBuffer(const std::string& rawBytes,
                      std::to_string(g.nodes.size()) + ") is not a valid Chakra Node");
         }
         ConvertNode(pn, g);
+    }
+    if (g.nodes.empty())
+    {
+        NS_LOG_WARN(name << ": no nodes (rank " << rank << " has no work)");
     }
     if (opts.validate)
     {
