@@ -48,6 +48,59 @@ namespace
 uint32_t g_finished = 0;
 uint32_t g_npus = 0;
 
+/// Deadlock watchdog: the queue sampler and CC timers keep the event list alive, so a
+/// workload that cannot progress (unmatched SEND/RECV) would otherwise run to --max-sim-ms.
+struct Watchdog
+{
+    const std::vector<Ptr<AstraSimApplication>>* apps{nullptr};
+    Ptr<RoceBackend> backend;
+    Time interval{MilliSeconds(1)};
+    int64_t runningComp{0}; //!< COMP / MEM nodes in progress
+    uint64_t progress{0};   //!< node starts + ends so far
+    uint64_t lastProgress{~uint64_t(0)};
+    bool deadlock{false};
+};
+
+Watchdog g_wd;
+
+void
+OnNodeStart(uint32_t npu, uint64_t id)
+{
+    ++g_wd.progress;
+    const WorkloadNode* n = (*g_wd.apps)[npu]->GetGraph()->Find(id);
+    if (n && n->kind != NodeKind::COMM_COLL && n->kind != NodeKind::COMM_SEND &&
+        n->kind != NodeKind::COMM_RECV)
+    {
+        ++g_wd.runningComp;
+    }
+}
+
+void
+OnNodeEnd(uint32_t npu, uint64_t id)
+{
+    ++g_wd.progress;
+    const WorkloadNode* n = (*g_wd.apps)[npu]->GetGraph()->Find(id);
+    if (n && n->kind != NodeKind::COMM_COLL && n->kind != NodeKind::COMM_SEND &&
+        n->kind != NodeKind::COMM_RECV)
+    {
+        --g_wd.runningComp;
+    }
+}
+
+void
+WatchdogTick()
+{
+    if (g_wd.progress == g_wd.lastProgress && g_wd.runningComp == 0 &&
+        g_wd.backend->GetPendingMessages() == 0)
+    {
+        g_wd.deadlock = true;
+        Simulator::Stop();
+        return;
+    }
+    g_wd.lastProgress = g_wd.progress;
+    Simulator::Schedule(g_wd.interval, &WatchdogTick);
+}
+
 void
 OnFinished(uint32_t npu, Time t)
 {
@@ -107,6 +160,9 @@ main(int argc, char* argv[])
     {
         // defaults of this scenario (overridable by the file and the command line)
         Config::SetDefault("ns3::RdmaHostStack::Mtu", UintegerValue(4096));
+        // lossless (PFC) classes: data (priority 3) and ACK/CNP (7) only, so that the
+        // headroom of fast, long links (e.g. HGX's 400 GB/s, 936 ns) fits the buffer
+        Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", UintegerValue(0x88));
         PreApplyRoceConfig(argc, argv);
     }
     catch (const std::exception& e)
@@ -221,6 +277,8 @@ main(int argc, char* argv[])
         {
             apps.push_back(DynamicCast<AstraSimApplication>(ac.Get(i)));
             apps.back()->TraceConnectWithoutContext("Finished", MakeCallback(&OnFinished));
+            apps.back()->TraceConnectWithoutContext("NodeStart", MakeCallback(&OnNodeStart));
+            apps.back()->TraceConnectWithoutContext("NodeEnd", MakeCallback(&OnNodeEnd));
         }
         ac.Start(Seconds(0));
     }
@@ -232,13 +290,21 @@ main(int argc, char* argv[])
 
     mkdir(outputDir.c_str(), 0755);
     NodeContainer all = fabric.GetAllNodes();
+    NodeContainer forwarding; // switches and NPUs that relay transit traffic
+    for (uint32_t i = 0; i < all.GetN(); ++i)
+    {
+        if (all.Get(i)->GetObject<RdmaSwitch>())
+        {
+            forwarding.Add(all.Get(i));
+        }
+    }
     // the fabric team's writers: FCT (receiver completions), PFC events, sampled queues
     RdmaFctWriter fct(outputDir + "/fct.txt");
     fct.Install(fabric.GetNpus());
     RdmaPfcWriter pfc(outputDir + "/pfc.txt");
-    pfc.Install(all);
+    pfc.Install(forwarding);
     RdmaQueueSampler queues(outputDir + "/queue.txt", NanoSeconds(queueSampleNs));
-    queues.Install(all, Seconds(0), MilliSeconds(maxSimMs));
+    queues.Install(forwarding, Seconds(0), MilliSeconds(maxSimMs));
     if (pcap)
     {
         fabric.GetRdmaHelper().EnablePcap(outputDir + "/roce", all);
@@ -255,6 +321,9 @@ main(int argc, char* argv[])
                   << " Gbps, " << s.latencyNs << " ns\n";
     }
 
+    g_wd.apps = &apps;
+    g_wd.backend = backend;
+    Simulator::Schedule(g_wd.interval, &WatchdogTick);
     auto wall0 = std::chrono::steady_clock::now();
     Simulator::Stop(MilliSeconds(maxSimMs));
     Simulator::Run();
@@ -276,7 +345,11 @@ main(int argc, char* argv[])
         if (!a->IsFinished() && rc == 0)
         {
             std::cerr << "error: NPU " << a->GetNpuId() << " unfinished at "
-                      << Simulator::Now().GetNanoSeconds() << " ns\n"
+                      << Simulator::Now().GetNanoSeconds() << " ns"
+                      << (g_wd.deadlock ? " (deadlock: no message in flight, no compute, no "
+                                          "progress for 1 ms)"
+                                        : "")
+                      << "\n"
                       << a->DescribePending();
             rc = 2;
         }
@@ -336,6 +409,7 @@ main(int argc, char* argv[])
     }
     std::cout << "reports in " << outputDir
               << "/: npus.csv collectives.csv timeline.json fct.txt pfc.txt queue.txt\n";
+    g_wd.backend = nullptr;
     Simulator::Destroy();
     return rc;
 }
