@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
 
 using namespace ns3;
@@ -58,13 +59,19 @@ OverheadFactor(uint64_t bytes, bool acks = false)
     return double(wire) / double(bytes);
 }
 
-/// The same topology with every link's rate divided by a factor.
+/**
+ * The same topology with every link's rate divided by a factor and, with
+ * frameBytes > 0, half a frame's serialization added to every link's latency:
+ * a packet is stored and forwarded at every switch, which costs one frame
+ * time per two-hop (NPU - switch - NPU) path beyond the fluid model.
+ */
 std::shared_ptr<Topology>
-Derated(const std::vector<DimensionSpec>& dims, double factor)
+Derated(const std::vector<DimensionSpec>& dims, double factor, uint32_t frameBytes = 0)
 {
     std::vector<DimensionSpec> d = dims;
     for (auto& s : d)
     {
+        s.latencyNs += 0.5 * frameBytes / GBpsToBytesPerNs(s.bandwidthGBps);
         s.bandwidthGBps /= factor;
     }
     return std::make_shared<Topology>(Topology::FromDimensions(d));
@@ -145,10 +152,12 @@ RunResult
 RunWorkload(std::shared_ptr<const Topology> topo,
             const std::string& kind,
             const SystemParams& params,
-            const std::vector<WorkloadGraph>& graphs)
+            const std::vector<WorkloadGraph>& graphs,
+            const std::map<std::string, std::vector<uint32_t>>& groups = {},
+            uint32_t mtu = kMtu)
 {
     RunResult r;
-    Config::SetDefault("ns3::RdmaHostStack::Mtu", UintegerValue(kMtu));
+    Config::SetDefault("ns3::RdmaHostStack::Mtu", UintegerValue(mtu));
     std::vector<std::shared_ptr<const WorkloadGraph>> gs;
     for (const auto& g : graphs)
     {
@@ -171,6 +180,7 @@ RunWorkload(std::shared_ptr<const Topology> topo,
     }
     Ptr<SystemContext> ctx = CreateObject<SystemContext>();
     ctx->Setup(backend, topo->GetDimensions(), params);
+    ctx->SetCommGroups(groups);
     AstraSimHelper helper;
     helper.SetContext(ctx);
     helper.SetWorkloads(gs);
@@ -616,6 +626,69 @@ class QpAndDimensionTestCase : public TestCase
     }
 };
 
+/// The STG GPT dp2-tp2-pp2 training trace on a 2-D Switch x Switch fabric.
+class GptTestCase : public TestCase
+{
+  public:
+    GptTestCase()
+        : TestCase("GPT dp2-tp2-pp2 on Switch x Switch: RoCE = flow-level + overhead + S&F (3 %)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string dir = GetReferenceDir() + "/stg-gpt-dp2-tp2-pp2";
+        const std::string prefix = dir + "/gpt_dp2_tp2_pp2";
+        std::ifstream probe(prefix + ".0.et");
+        if (!probe)
+        {
+            std::printf("  GPT skipped: %s not found\n", prefix.c_str());
+            return;
+        }
+        auto graphs = ReadChakraPrefix(prefix, 8);
+        auto groups = AstraSimHelper::LoadCommGroups(dir + "/gpt_dp2_tp2_pp2.json");
+        SystemParams p;
+        p.optimization = CollOptimization::LOCAL_BW_AWARE;
+        p.splits = 4;
+        p.endpointDelayNs = 10;
+        p.localMemBwGBps = 3350;
+        p.peakPerfTflops = 900;
+        p.rooflineEnabled = true;
+        // the example's default network: TP pairs on dim 0, DP and PP peers on dim 1
+        std::vector<DimensionSpec> dims{{DimType::SWITCH, 2, 100.0, 250.0},
+                                        {DimType::SWITCH, 4, 400e9 / 8 / 1073741824.0, 1000.0}};
+        auto topo = std::make_shared<Topology>(Topology::FromDimensions(dims));
+        const uint32_t mtu = 4096;
+        RunResult roce = RunWorkload(topo, "roce", p, graphs, groups, mtu);
+        NS_TEST_ASSERT_MSG_EQ(roce.allFinished, true, "RoCE run finished");
+        NS_TEST_ASSERT_MSG_EQ(roce.counts.drops, 0, "no drops");
+        // large messages: the per-packet overhead factor of full packets
+        const double factor = double(RdmaHostStack::DataWireBytes(mtu, false)) / mtu;
+        RunResult flow = RunWorkload(Derated(dims, factor, RdmaHostStack::DataWireBytes(mtu, true)),
+                                     "flow",
+                                     p,
+                                     graphs,
+                                     groups);
+        NS_TEST_ASSERT_MSG_EQ(flow.allFinished, true, "flow run finished");
+        NS_TEST_ASSERT_MSG_EQ(roce.bytes, flow.bytes, "same bytes");
+        NS_TEST_ASSERT_MSG_EQ(roce.bytes, 1103101952ull, "bytes of the GPT trace's communication");
+        double err =
+            std::fabs(roce.finish.GetDouble() - flow.finish.GetDouble()) / flow.finish.GetDouble();
+        std::printf("  GPT dp2-tp2-pp2: RoCE %.0f ns, flow(derated x%.4f, + S&F frame) %.0f ns, "
+                    "diff %.2f %%, "
+                    "%llu messages, PFC pauses %llu, ECN marks %llu\n",
+                    roce.finish.GetSeconds() * 1e9,
+                    factor,
+                    flow.finish.GetSeconds() * 1e9,
+                    err * 100,
+                    (unsigned long long)roce.messages,
+                    (unsigned long long)roce.counts.pauses,
+                    (unsigned long long)roce.counts.marks);
+        NS_TEST_ASSERT_MSG_LT(err, 0.03, "RoCE vs flow-level beyond 3 %");
+    }
+};
+
 /// An incast through the backend with a small switch buffer: PFC must pause, nothing drops.
 class IncastPfcTestCase : public TestCase
 {
@@ -789,6 +862,7 @@ class RoceBackendTestSuite : public TestSuite
                                            8ull * 7 * (1 << 20) / 8),
                     TestCase::QUICK);
         AddTestCase(new MicrobenchmarkTestCase(), TestCase::QUICK);
+        AddTestCase(new GptTestCase(), TestCase::QUICK);
         AddTestCase(new IncastPfcTestCase(false), TestCase::QUICK);
         AddTestCase(new IncastPfcTestCase(true), TestCase::QUICK);
     }
