@@ -4,6 +4,8 @@
 #include "ns3/log.h"
 #include "ns3/rdma-host-stack.h"
 #include "ns3/rdma-routing-helper.h"
+#include "ns3/rdma-switch.h"
+#include "ns3/roce-backend.h"
 #include "ns3/roce-header.h"
 #include "ns3/uinteger.h"
 
@@ -207,11 +209,53 @@ AstraFabricHelper::Install(std::shared_ptr<const Topology> topo)
         }
     }
 
+    ApplyEcnRateMap();
+
     RdmaRoutingHelper routing;
     routing.PopulateRoutingTables(GetAllNodes());
     NS_LOG_INFO("fabric: " << m_npus.GetN() << " NPUs, " << m_switches.GetN() << " switches, "
                            << links.size() << " links");
     return m_npus;
+}
+
+void
+AstraFabricHelper::ApplyEcnRateMap()
+{
+    const auto& map = RoceBackend::GetEcnRateMap();
+    if (map.empty())
+    {
+        return;
+    }
+    NodeContainer all = GetAllNodes();
+    for (uint32_t i = 0; i < all.GetN(); ++i)
+    {
+        Ptr<RdmaSwitch> sw = all.Get(i)->GetObject<RdmaSwitch>();
+        if (!sw)
+        {
+            continue;
+        }
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            const double rate = double(sw->GetPort(p)->GetDataRate().GetBitRate());
+            // nearest entry (in log scale), scaled linearly to this port's rate
+            auto best = map.begin();
+            double bestDist = 1e300;
+            for (auto it = map.begin(); it != map.end(); ++it)
+            {
+                double d = std::fabs(std::log(double(std::max<uint64_t>(it->first, 1)) / rate));
+                if (d < bestDist)
+                {
+                    bestDist = d;
+                    best = it;
+                }
+            }
+            const double scale = rate / double(std::max<uint64_t>(best->first, 1));
+            sw->SetEcnThresholds(p,
+                                 uint32_t(std::llround(best->second.kminBytes * scale)),
+                                 uint32_t(std::llround(best->second.kmaxBytes * scale)),
+                                 best->second.pmax);
+        }
+    }
 }
 
 NodeContainer

@@ -41,7 +41,9 @@ namespace astra
  * - hosts with more than one port relay transit traffic
  *   (RdmaHelper::EnableHostTransit), so switch-less dimensions and paths that
  *   cross dimensions are routed through NPUs' NICs;
- * - ECMP shortest-path routes (RdmaRoutingHelper) on every node.
+ * - ECMP shortest-path routes (RdmaRoutingHelper) on every node;
+ * - if RoceBackend::GetEcnRateMap() is not empty (HPCC's KMIN/KMAX/PMAX maps),
+ *   every switch and forwarder port gets the thresholds of its line rate.
  *
  * Every node gets an ns-3 system id (for a later MPI run) from the partition
  * policy: "none" (all 0), "round-robin" (NPU i -> i mod Systems), "block"
@@ -131,6 +133,8 @@ class AstraFabricHelper
 
   private:
     uint32_t ComputeSystemId(uint32_t topoNode) const;
+    /// per-port ECN thresholds from RoceBackend::GetEcnRateMap() (HPCC's *_MAP keys)
+    void ApplyEcnRateMap();
 
     RdmaHelper m_rdma;
     std::string m_partition{"none"};

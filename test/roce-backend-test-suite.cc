@@ -782,6 +782,56 @@ class IncastPfcTestCase : public TestCase
     bool m_ecn; //!< ECN + DCQCN on
 };
 
+/// An HPCC / SimAI config.txt applied as attribute defaults and per-rate ECN thresholds.
+class HpccConfigTestCase : public TestCase
+{
+  public:
+    HpccConfigTestCase()
+        : TestCase("HPCC/SimAI config.txt: attributes, per-rate ECN maps, ignored keys")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        std::string cfg = CreateTempDirFilename("config.txt");
+        {
+            std::ofstream f(cfg);
+            f << "ENABLE_QCN 1\nUSE_DYNAMIC_PFC_THRESHOLD 1\nPACKET_PAYLOAD_SIZE 2000\n"
+                 "TOPOLOGY_FILE mix/topology.txt\nCC_MODE 1\nALPHA_RESUME_INTERVAL 1\n"
+                 "RATE_AI 50Mb/s\nBUFFER_SIZE 16\nL2_ACK_INTERVAL 1\nHAS_WIN 1\n"
+                 "KMAX_MAP 2 100000000000 1600 400000000000 6400\n"
+                 "KMIN_MAP 2 100000000000 400 400000000000 1600\n"
+                 "PMAX_MAP 2 100000000000 0.2 400000000000 0.5\n";
+        }
+        std::vector<std::string> ignored;
+        uint32_t n = RoceBackend::ApplyHpccConfig(cfg, &ignored);
+        // QCN 1, payload 1, CC 1, alpha 1, RATE_AI 2, buffer 1, ACK 2, 3 maps
+        NS_TEST_ASSERT_MSG_EQ(n, 12, "settings applied");
+        NS_TEST_ASSERT_MSG_EQ(ignored.size(),
+                              3,
+                              "USE_DYNAMIC_PFC_THRESHOLD, TOPOLOGY_FILE, HAS_WIN");
+        std::vector<DimensionSpec> dims{{DimType::SWITCH, 4, 50.0, 500.0}};
+        auto topo = std::make_shared<Topology>(Topology::FromDimensions(dims));
+        AstraFabricHelper fabric;
+        NodeContainer npus = fabric.Install(topo);
+        RoceBackend::GetEcnRateMap().clear(); // applied by Install; do not leak to other tests
+        NS_TEST_ASSERT_MSG_EQ(npus.Get(0)->GetObject<RdmaHostStack>()->GetMtu(), 2000, "payload");
+        Ptr<RdmaSwitch> sw = fabric.GetSwitches().Get(0)->GetObject<RdmaSwitch>();
+        UintegerValue buf;
+        sw->GetMmu()->GetAttribute("BufferSize", buf);
+        NS_TEST_ASSERT_MSG_EQ(buf.Get(), 16u << 20, "BUFFER_SIZE in MB");
+        // 50 GB/s = 429.5 Gbps: nearest entry 400 Gbps, scaled by 429.5 / 400
+        const double scale = 50.0 * 1073741824.0 * 8 / 400e9;
+        RdmaEcnConfig e = sw->GetEcnThresholds(0);
+        NS_TEST_ASSERT_MSG_EQ_TOL(double(e.kminBytes), 1600e3 * scale, 2, "Kmin of the 400G entry");
+        NS_TEST_ASSERT_MSG_EQ_TOL(double(e.kmaxBytes), 6400e3 * scale, 2, "Kmax of the 400G entry");
+        NS_TEST_ASSERT_MSG_EQ_TOL(e.pmax, 0.5, 1e-9, "Pmax of the 400G entry");
+        Simulator::Destroy();
+        Config::Reset();
+    }
+};
+
 /// The fabric's shape, system ids and the configuration file.
 class FabricShapeTestCase : public TestCase
 {
@@ -840,6 +890,7 @@ class RoceBackendTestSuite : public TestSuite
         : TestSuite("astra-sim-roce-backend", UNIT)
     {
         AddTestCase(new FabricShapeTestCase(), TestCase::QUICK);
+        AddTestCase(new HpccConfigTestCase(), TestCase::QUICK);
         AddTestCase(new SingleMessageTestCase(), TestCase::QUICK);
         AddTestCase(new CrossDimensionTestCase(), TestCase::QUICK);
         AddTestCase(new QpAndDimensionTestCase(), TestCase::QUICK);

@@ -10,6 +10,8 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <fstream>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 #include <yaml-cpp/yaml.h>
@@ -406,9 +408,225 @@ ApplyOne(const std::string& file, const std::string& key, const YAML::Node& valu
 
 } // namespace
 
+std::map<uint64_t, RoceBackend::EcnRateEntry>&
+RoceBackend::GetEcnRateMap()
+{
+    static std::map<uint64_t, EcnRateEntry> map;
+    return map;
+}
+
+uint32_t
+RoceBackend::ApplyHpccConfig(const std::string& path, std::vector<std::string>* ignored)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        throw std::runtime_error("cannot open HPCC/SimAI configuration '" + path + "'");
+    }
+    uint32_t n = 0;
+    auto set = [&](const std::string& key, const std::string& name, const std::string& v) {
+        if (!Config::SetDefaultFailSafe(name, StringValue(v)))
+        {
+            throw std::runtime_error(path + ": " + key + " = '" + v + "': cannot set " + name);
+        }
+        ++n;
+    };
+    auto number = [&](const std::string& key, const std::string& v) {
+        try
+        {
+            size_t used = 0;
+            double d = std::stod(v, &used);
+            if (used != v.size())
+            {
+                throw std::invalid_argument(v);
+            }
+            return d;
+        }
+        catch (const std::exception&)
+        {
+            throw std::runtime_error(path + ": " + key + ": '" + v + "' is not a number");
+        }
+    };
+    std::map<uint64_t, EcnRateEntry> ecn;
+    std::string line;
+    while (std::getline(in, line))
+    {
+        std::istringstream ls(line);
+        std::string key;
+        if (!(ls >> key) || key[0] == '#')
+        {
+            continue;
+        }
+        std::vector<std::string> vals;
+        for (std::string v; ls >> v;)
+        {
+            vals.push_back(v);
+        }
+        if (vals.empty())
+        {
+            throw std::runtime_error(path + ": " + key + " has no value");
+        }
+        const std::string& v = vals[0];
+        auto us = [&](const std::string& name) {
+            set(key, name, std::to_string(number(key, v)) + "us");
+        };
+        if (key == "CC_MODE")
+        {
+            int mode = int(number(key, v));
+            if (mode != 1)
+            {
+                throw std::runtime_error(path + ": CC_MODE " + v +
+                                         " is not available (1 = DCQCN; HPCC, TIMELY, DCTCP "
+                                         "are not built yet)");
+            }
+            set(key, "ns3::RdmaHostStack::CongestionControl", "ns3::RdmaCcDcqcn");
+        }
+        else if (key == "ENABLE_QCN")
+        {
+            set(key, "ns3::RdmaSwitch::EcnEnabled", number(key, v) != 0 ? "true" : "false");
+        }
+        else if (key == "ENABLE_PFC")
+        {
+            std::string b = number(key, v) != 0 ? "true" : "false";
+            set(key, "ns3::SwitchMmu::PfcEnabled", b);
+            set(key, "ns3::RdmaNetDevice::PfcEnabled", b);
+        }
+        else if (key == "PACKET_PAYLOAD_SIZE")
+        {
+            set(key, "ns3::RdmaHostStack::Mtu", v);
+        }
+        else if (key == "BUFFER_SIZE")
+        {
+            set(key,
+                "ns3::SwitchMmu::BufferSize",
+                std::to_string(uint64_t(number(key, v) * 1024 * 1024)));
+        }
+        else if (key == "RATE_AI" || key == "RATE_HAI" || key == "MIN_RATE")
+        {
+            const char* attr = key == "RATE_AI"    ? "RateAi"
+                               : key == "RATE_HAI" ? "RateHai"
+                                                   : "MinRate";
+            set(key, std::string("ns3::RdmaCcDcqcn::") + attr, v);
+            // HPCC's values are absolute, not scaled to the line rate
+            set(key, "ns3::RdmaCcDcqcn::ScaleWithLinkRate", "false");
+        }
+        else if (key == "ALPHA_RESUME_INTERVAL")
+        {
+            us("ns3::RdmaCcDcqcn::AlphaPeriod");
+        }
+        else if (key == "RP_TIMER")
+        {
+            us("ns3::RdmaCcDcqcn::RateIncreasePeriod");
+        }
+        else if (key == "EWMA_GAIN")
+        {
+            set(key, "ns3::RdmaCcDcqcn::G", v);
+        }
+        else if (key == "FAST_RECOVERY_TIMES")
+        {
+            set(key, "ns3::RdmaCcDcqcn::FastRecoverySteps", v);
+        }
+        else if (key == "L2_ACK_INTERVAL")
+        {
+            uint64_t b = uint64_t(number(key, v));
+            if (b <= 1)
+            {
+                set(key, "ns3::RdmaHostStack::AckInterval", "1");
+                set(key, "ns3::RdmaHostStack::AckIntervalBytes", "0");
+            }
+            else
+            {
+                // one ACK per this many bytes (and at every message end)
+                set(key, "ns3::RdmaHostStack::AckInterval", "4294967295");
+                set(key, "ns3::RdmaHostStack::AckIntervalBytes", std::to_string(b));
+            }
+        }
+        else if (key == "HAS_WIN" && number(key, v) == 0)
+        {
+            set(key, "ns3::RdmaHostStack::Window", "0");
+        }
+        else if (key == "KMIN_MAP" || key == "KMAX_MAP" || key == "PMAX_MAP")
+        {
+            size_t count = size_t(number(key, v));
+            if (vals.size() != 1 + 2 * count)
+            {
+                throw std::runtime_error(path + ": " + key + ": expected " + std::to_string(count) +
+                                         " (rate, value) pairs");
+            }
+            for (size_t i = 0; i < count; ++i)
+            {
+                uint64_t rate = uint64_t(number(key, vals[1 + 2 * i]));
+                double x = number(key, vals[2 + 2 * i]);
+                EcnRateEntry& e = ecn[rate];
+                if (key == "KMIN_MAP")
+                {
+                    e.kminBytes = uint64_t(x * 1000); // KB
+                }
+                else if (key == "KMAX_MAP")
+                {
+                    e.kmaxBytes = uint64_t(x * 1000);
+                }
+                else
+                {
+                    e.pmax = x;
+                }
+            }
+            ++n;
+        }
+        else if (ignored)
+        {
+            ignored->push_back(key);
+        }
+    }
+    if (!ecn.empty())
+    {
+        for (const auto& kv : ecn)
+        {
+            if (kv.second.kmaxBytes == 0 || kv.second.kmaxBytes < kv.second.kminBytes)
+            {
+                throw std::runtime_error(path + ": KMIN_MAP/KMAX_MAP/PMAX_MAP disagree for rate " +
+                                         std::to_string(kv.first));
+            }
+        }
+        GetEcnRateMap() = ecn;
+    }
+    return n;
+}
+
 uint32_t
 RoceBackend::ApplyConfigFile(const std::string& path)
 {
+    {
+        // HPCC / SimAI config.txt: first meaningful line is "KEY value" (no ':' / '{')
+        std::ifstream in(path);
+        std::string line;
+        while (in && std::getline(in, line))
+        {
+            size_t p = line.find_first_not_of(" \t\r");
+            if (p == std::string::npos || line[p] == '#')
+            {
+                continue;
+            }
+            if (line[p] != '{' && line.find(':') == std::string::npos)
+            {
+                std::vector<std::string> ignored;
+                uint32_t n = ApplyHpccConfig(path, &ignored);
+                if (!ignored.empty())
+                {
+                    std::ostringstream os;
+                    for (const auto& k : ignored)
+                    {
+                        os << ' ' << k;
+                    }
+                    NS_LOG_WARN(path << ": keys without an equivalent, ignored:" << os.str());
+                    std::clog << path << ": " << ignored.size()
+                              << " keys without an equivalent ignored:" << os.str() << "\n";
+                }
+                return n;
+            }
+            break;
+        }
+    }
     YAML::Node root;
     try
     {

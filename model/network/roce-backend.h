@@ -16,6 +16,7 @@
 #include "ns3/traced-callback.h"
 
 #include <array>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -110,6 +111,37 @@ class RoceBackend : public NetworkBackend
      * \return number of settings applied
      */
     static uint32_t ApplyConfigFile(const std::string& path);
+
+    /**
+     * Apply an HPCC / SimAI ns-3 `config.txt` ("KEY value" lines). Keys with an
+     * equivalent attribute set its default (see doc/roce-backend.rst for the
+     * table and units); KMIN_MAP / KMAX_MAP / PMAX_MAP fill GetEcnRateMap();
+     * keys without an equivalent are ignored and listed in the returned
+     * `ignored` vector. Throws std::runtime_error naming file and key on a bad
+     * value or an unsupported CC_MODE.
+     * \param path file name
+     * \param ignored receives the keys that have no equivalent
+     * \return number of settings applied
+     */
+    static uint32_t ApplyHpccConfig(const std::string& path, std::vector<std::string>* ignored);
+
+    /// ECN thresholds for ports of one line rate (HPCC's KMIN/KMAX/PMAX maps).
+    struct EcnRateEntry
+    {
+        uint64_t kminBytes{0}; //!< Kmin (bytes)
+        uint64_t kmaxBytes{0}; //!< Kmax (bytes)
+        double pmax{0};        //!< marking probability at Kmax
+    };
+
+    /**
+     * Per-line-rate ECN thresholds (bit/s -> entry) that AstraFabricHelper
+     * applies to every switch (and transit forwarder) port after building the
+     * fabric: the entry of the nearest rate, scaled linearly to the port's
+     * rate. Filled by ApplyHpccConfig; empty = the RdmaSwitch Kmin/Kmax/Pmax
+     * attributes apply.
+     * \return the map (process-wide)
+     */
+    static std::map<uint64_t, EcnRateEntry>& GetEcnRateMap();
 
     /// Trace signature: message delivered (message, time from Send() to delivery).
     typedef void (*MessageTracedCallback)(const NetMessage& msg, Time latency);
