@@ -17,6 +17,7 @@
 #include "ns3/chakra-reader.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/workload-loader.h"
 #include "ns3/topology.h"
 
 #include <chrono>
@@ -118,6 +119,7 @@ main(int argc, char* argv[])
     bool hwLimits = false;
     bool summary = true;
     double progressSec = 5;
+    uint32_t textPasses = 1;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("workload-configuration",
@@ -142,6 +144,7 @@ main(int argc, char* argv[])
     cmd.AddValue("reference-hw-limits",
                  "one COMP and one communication node at a time (ASTRA-sim's feeder)",
                  hwLimits);
+    cmd.AddValue("text-passes", "training passes unrolled from a .txt workload", textPasses);
     cmd.AddValue("summary", "print the summary table", summary);
     cmd.AddValue("progress-seconds", "wall seconds between progress lines", progressSec);
     cmd.Parse(argc, argv);
@@ -170,14 +173,10 @@ main(int argc, char* argv[])
         params.rendezvous = rendezvous;
 
         std::vector<std::shared_ptr<const WorkloadGraph>> graphs;
-        if (EndsWith(workload, ".txt"))
-        {
-            throw std::runtime_error("text workloads ('" + workload +
-                                     "') need the text-workload reader, not built in");
-        }
-        ChakraReadOptions opts;
-        opts.dropDanglingCtrlDeps = dropDangling;
-        for (auto& g : ReadChakraPrefix(workload, npus, opts))
+        WorkloadLoadOptions lopts;
+        lopts.chakra.dropDanglingCtrlDeps = dropDangling;
+        lopts.text.numPasses = textPasses;
+        for (auto& g : LoadWorkload(workload, npus, lopts))
         {
             graphs.push_back(std::make_shared<WorkloadGraph>(std::move(g)));
         }
@@ -239,8 +238,8 @@ main(int argc, char* argv[])
     }
     if (rc == 0 && !unfinished.empty())
     {
-        std::cerr << "error: simulation ended at " << Simulator::Now().GetNanoSeconds()
-                  << " ns with " << unfinished.size() << " of " << apps.size()
+        std::cerr << "error: simulation ran out of events with " << unfinished.size() << " of "
+                  << apps.size()
                   << " NPU(s) unfinished (deadlock: unmatched SEND/RECV or collective):\n";
         for (size_t i = 0; i < unfinished.size() && i < 32; ++i)
         {

@@ -12,6 +12,7 @@
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/flow-backend.h"
+#include "ns3/nstime.h"
 #include "ns3/simulator.h"
 #include "ns3/topology.h"
 
@@ -168,6 +169,8 @@ main(int argc, char* argv[])
     double bw = 50;
     double lat = 500;
     std::string backends = "analytical,flow,flow-compat";
+    std::string pattern = "allreduce";
+    uint64_t intervalNs = 0;
     CommandLine cmd(__FILE__);
     cmd.AddValue("dims", "dimensions, e.g. Ring:16,FullyConnected:16,Switch:16", dimSpec);
     cmd.AddValue("bytes", "all-reduce size", bytes);
@@ -175,6 +178,11 @@ main(int argc, char* argv[])
     cmd.AddValue("bw", "GB/s per link", bw);
     cmd.AddValue("latency", "ns per link", lat);
     cmd.AddValue("backends", "comma-separated: analytical, flow, flow-compat", backends);
+    cmd.AddValue("interval", "FlowBackend UpdateInterval in ns (0: exact)", intervalNs);
+    cmd.AddValue(
+        "pattern",
+        "allreduce (ring, hierarchical), alltoall (direct, one shot) or alltoallv (uneven sizes)",
+        pattern);
     cmd.Parse(argc, argv);
 
     const Topology topo = Topology::FromDimensions(ParseDims(dimSpec, bw, lat));
@@ -211,12 +219,42 @@ main(int argc, char* argv[])
         {
             flow = CreateObject<FlowBackend>();
             flow->SetAttribute("Compat", BooleanValue(kind == "flow-compat"));
+            flow->SetAttribute("UpdateInterval", TimeValue(NanoSeconds(intervalNs)));
             flow->SetTopology(topo);
             be = flow;
         }
         RingDriver driver(be, topo, phases, chunks);
         const auto w0 = std::chrono::steady_clock::now();
-        Simulator::ScheduleNow([&]() { driver.Start(); });
+        if (pattern == "alltoall" || pattern == "alltoallv")
+        {
+            // every NPU sends bytes / N to every other NPU at t = 0
+            const uint32_t n = topo.GetNpuCount();
+            Simulator::ScheduleNow([&]() {
+                for (uint32_t s = 0; s < n; ++s)
+                {
+                    for (uint32_t d = 0; d < n; ++d)
+                    {
+                        if (s != d)
+                        {
+                            NetMessage m;
+                            m.src = s;
+                            m.dst = d;
+                            m.bytes = std::max<uint64_t>(1, bytes / n);
+                            if (pattern == "alltoallv")
+                            {
+                                m.bytes = m.bytes * (1 + (s * 31 + d * 17) % 13) / 7;
+                            }
+                            ++driver.messages;
+                            be->Send(m, nullptr, nullptr);
+                        }
+                    }
+                }
+            });
+        }
+        else
+        {
+            Simulator::ScheduleNow([&]() { driver.Start(); });
+        }
         Simulator::Run();
         const double wall =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();

@@ -166,13 +166,15 @@ RdmaFctWriter::Record(const RdmaMessageInfo& info)
 {
     struct Record r;
     r.info = info;
-    uint64_t key = (uint64_t(info.srcHost) << 40) ^ (uint64_t(info.dstHost) << 16) ^ info.sport;
+    // the data source and sink (a READ's data flows from the responder to the requester)
+    const bool read = info.kind == RdmaMsgKind::READ;
+    const uint32_t from = read ? info.dstHost : info.srcHost;
+    const uint32_t to = read ? info.srcHost : info.dstHost;
+    uint64_t key = (uint64_t(from) << 40) ^ (uint64_t(to) << 16) ^ info.sport;
     auto it = m_pathCache.find(key);
     if (it == m_pathCache.end())
     {
-        it =
-            m_pathCache.emplace(key, RdmaPathModel::GetPath(info.srcHost, info.dstHost, info.sport))
-                .first;
+        it = m_pathCache.emplace(key, RdmaPathModel::GetPath(from, to, info.sport)).first;
     }
     Ptr<RdmaHostStack> s = RdmaHostStack::FindHost(info.srcHost);
     uint32_t mtu = s ? s->GetMtu() : 1000;
@@ -180,8 +182,8 @@ RdmaFctWriter::Record(const RdmaMessageInfo& info)
     m_records.push_back(r);
     if (m_out.is_open())
     {
-        m_out << info.srcHost << ' ' << info.dstHost << ' ' << info.sport << ' ' << info.dport
-              << ' ' << info.bytes << ' ' << info.start.GetNanoSeconds() << ' '
+        m_out << from << ' ' << to << ' ' << info.sport << ' ' << info.dport << ' ' << info.bytes
+              << ' ' << info.start.GetNanoSeconds() << ' '
               << (info.end - info.start).GetNanoSeconds() << ' ' << r.idealNs << '\n';
     }
 }

@@ -6,7 +6,9 @@
  * final '# truncated' note.
  *
  *  FCT     : src dst sport dport size start_ns fct_ns ideal_fct_ns
- *            (one line per message, at the receiver's completion = last byte arrived)
+ *            (one line per message, at the receiver's completion = last byte arrived;
+ *            src/dst are the data's source and sink: for a READ, responder -> requester;
+ *            the ideal of a READ does not include the request's trip)
  *  PFC     : time_ns node port priority pause|resume   (PFC frames sent by switches)
  *  queue   : time_ns node port priority bytes          (sampled, written on change)
  *  rate    : time_ns host qpn rate_bps                 (per-QP CC rate changes)

@@ -18,7 +18,10 @@
 #include "ns3/uinteger.h"
 
 #include <chrono>
+#include <functional>
 #include <iostream>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace ns3;
@@ -705,6 +708,258 @@ class RdmaDeviceChainTestCase : public DeviceTestBase, public RdmaFrameSource
     }
 };
 
+/// Handlers and trace sources: TxHandler timing and re-entrancy, DequeueHandler, queue traces.
+class RdmaDeviceHandlersTestCase : public DeviceTestBase, public RdmaFrameSource
+{
+  public:
+    RdmaDeviceHandlersTestCase()
+        : DeviceTestBase("handlers: TxHandler times and re-entrant enqueue, DequeueHandler, traces")
+    {
+    }
+
+    bool DequeueFrame(uint8_t, RdmaQueuedFrame&, Time& nextTry) override
+    {
+        ++m_srcCalls;
+        if (m_srcCalls == 1)
+        {
+            // re-entrant: the source enqueues a control frame while being polled
+            m_dev->EnqueueFrame(DataFrame(7, 77, RoceOpcode::ACK));
+        }
+        nextTry = Time::Max();
+        return false;
+    }
+
+  private:
+    Ptr<RdmaNetDevice> m_dev;
+    uint32_t m_srcCalls{0};
+    std::vector<std::pair<int64_t, uint32_t>> m_txDone; //!< (time, psn)
+    std::vector<uint32_t> m_deqPsn;                     //!< dequeue handler order
+    std::vector<uint32_t> m_qBytes;                     //!< Enqueue/Dequeue trace bytes
+    uint32_t m_macTx{0};
+    uint32_t m_sniff{0};
+
+    void OnTxDone(Ptr<RdmaNetDevice> d, const RdmaQueuedFrame& f)
+    {
+        m_txDone.push_back({Simulator::Now().GetNanoSeconds(), f.meta.psn});
+        if (f.meta.psn == 0)
+        {
+            d->EnqueueFrame(DataFrame(3, 100)); // re-entrant enqueue from the handler
+        }
+    }
+
+    void OnDequeue(Ptr<RdmaNetDevice>, RdmaQueuedFrame& f)
+    {
+        m_deqPsn.push_back(f.meta.psn);
+        f.meta.ttl = 9; // the handler may modify the meta before serialization
+    }
+
+    void OnQueue(uint8_t, uint32_t bytes)
+    {
+        m_qBytes.push_back(bytes);
+    }
+
+    void OnMacTx(const RdmaQueuedFrame& f)
+    {
+        m_macTx += (f.meta.ttl == 9 || f.meta.kind == RdmaFrameKind::PFC) ? 1 : 1000;
+    }
+
+    void OnSniff(Ptr<const Packet>)
+    {
+        ++m_sniff;
+    }
+
+    void DoRun() override
+    {
+        Link l = MakeLink("10Gbps", NanoSeconds(100));
+        Listen(l.b);
+        l.a->SetTxHandler(MakeCallback(&RdmaDeviceHandlersTestCase::OnTxDone, this));
+        l.a->SetDequeueHandler(MakeCallback(&RdmaDeviceHandlersTestCase::OnDequeue, this));
+        l.a->TraceConnectWithoutContext("Enqueue",
+                                        MakeCallback(&RdmaDeviceHandlersTestCase::OnQueue, this));
+        l.a->TraceConnectWithoutContext("Dequeue",
+                                        MakeCallback(&RdmaDeviceHandlersTestCase::OnQueue, this));
+        l.a->TraceConnectWithoutContext("MacTx",
+                                        MakeCallback(&RdmaDeviceHandlersTestCase::OnMacTx, this));
+        l.a->TraceConnectWithoutContext("Sniffer",
+                                        MakeCallback(&RdmaDeviceHandlersTestCase::OnSniff, this));
+        l.b->TraceConnectWithoutContext("Sniffer",
+                                        MakeCallback(&RdmaDeviceHandlersTestCase::OnSniff, this));
+        uint64_t ev0 = Simulator::GetEventCount();
+        for (uint32_t k = 0; k < 3; ++k)
+        {
+            l.a->EnqueueFrame(DataFrame(3, k));
+        }
+        Simulator::Run();
+        // frames 0,1,2 then 100 (enqueued by the TxHandler of frame 0 at 881 ns)
+        NS_TEST_ASSERT_MSG_EQ((m_txDone.size()), 4u, "TxHandler calls");
+        const int64_t doneNs[4] = {881, 1763, 2644, 3526}; // floor(k x 881.6)
+        const uint32_t psn[4] = {0, 1, 2, 100};
+        for (int k = 0; k < 4; ++k)
+        {
+            NS_TEST_ASSERT_MSG_EQ((m_txDone[k].first), (doneNs[k]), "tx complete time " << k);
+            NS_TEST_ASSERT_MSG_EQ((m_txDone[k].second), (psn[k]), "tx complete order " << k);
+            NS_TEST_ASSERT_MSG_EQ((m_deqPsn[k]), (psn[k]), "dequeue handler order " << k);
+            NS_TEST_ASSERT_MSG_EQ((m_rx[k].ns), (doneNs[k] + 100), "arrival " << k);
+        }
+        NS_TEST_ASSERT_MSG_EQ(m_macTx, 4u, "MacTx sees the meta modified by the DequeueHandler");
+        NS_TEST_ASSERT_MSG_EQ(m_sniff, 8u, "Sniffer: 4 at the sender + 4 at the receiver");
+        NS_TEST_ASSERT_MSG_EQ((Simulator::GetEventCount() - ev0), 8u, "2 events per frame");
+        // enqueue 0 (dequeued at once), 1, 2; at 881 ns the TxHandler enqueues 100 before the
+        // next dequeue: 1082, 0, 1082, 2164, 3246, 2164, 1082, 0
+        const uint32_t qb[] = {1082, 0, 1082, 2164, 3246, 2164, 1082, 0};
+        NS_TEST_ASSERT_MSG_EQ((m_qBytes.size()), 8u, "queue trace calls");
+        for (size_t k = 0; k < m_qBytes.size() && k < 8; ++k)
+        {
+            NS_TEST_ASSERT_MSG_EQ((m_qBytes[k]), (qb[k]), "queue bytes trace " << k);
+        }
+        Teardown(l);
+
+        // A source that enqueues a control frame while polled: the device sends it at once.
+        m_rx.clear();
+        l = MakeLink("10Gbps", NanoSeconds(100));
+        Listen(l.b);
+        m_dev = l.a;
+        l.a->SetFrameSource(this);
+        l.a->NotifySourceReady();
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ((m_rx.size()), 1u, "control frame sent");
+        NS_TEST_ASSERT_MSG_EQ(m_rx[0].psn, 77u, "the ACK");
+        NS_TEST_ASSERT_MSG_EQ((m_rx[0].ns), (int64_t(72 + 100)), "sent immediately");
+        m_dev = nullptr;
+        Teardown(l);
+
+        // No RxHandler: counted as a drop with reason NO_HANDLER.
+        l = MakeLink("10Gbps", NanoSeconds(100));
+        l.a->EnqueueFrame(DataFrame(3, 0));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ((l.b->GetDrops()), 1u, "drop without handler");
+        Teardown(l);
+    }
+};
+
+/// Run f in a forked child; return its stderr, prefixed with "EXIT:" if it did not abort.
+std::string
+DeathMessage(const std::function<void()>& f)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+    {
+        return "EXIT:pipe failed";
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    pid_t pid = fork();
+    if (pid == 0)
+    {
+        dup2(fds[1], 2);
+        close(fds[0]);
+        f();
+        _exit(0);
+    }
+    close(fds[1]);
+    std::string out;
+    char buf[512];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof(buf))) > 0)
+    {
+        out.append(buf, n);
+    }
+    close(fds[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    const bool aborted = WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st) != 0);
+    return aborted ? out : "EXIT:" + out;
+}
+
+/// Invalid configuration and inputs abort with a message naming the device and the cause.
+class RdmaDeviceValidationTestCase : public TestCase
+{
+  public:
+    RdmaDeviceValidationTestCase()
+        : TestCase("invalid attributes and frames abort with a clear message")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        struct Case
+        {
+            const char* what;
+            std::function<void()> f;
+            const char* expect;
+        };
+
+        const Case cases[] = {
+            {"zero DataRate",
+             []() {
+                 Ptr<RdmaNetDevice> d = CreateObject<RdmaNetDevice>();
+                 d->SetPortIndex(4);
+                 d->SetAttribute("DataRate", StringValue("0bps"));
+             },
+             "port 4 (ifIndex 0): DataRate must be > 0"},
+            {"bad DataWeights",
+             []() {
+                 Ptr<RdmaNetDevice> d = CreateObject<RdmaNetDevice>();
+                 d->SetAttribute("DataWeights", StringValue("1 2 3"));
+             },
+             "must hold 8 positive integers (weight of priority 3 missing or invalid)"},
+            {"zero weight",
+             []() {
+                 Ptr<RdmaNetDevice> d = CreateObject<RdmaNetDevice>();
+                 d->SetAttribute("DataWeights", StringValue("1 1 0 1 1 1 1 1"));
+             },
+             "weight of priority 2"},
+            {"small Mtu",
+             []() {
+                 Ptr<RdmaNetDevice> d = CreateObject<RdmaNetDevice>();
+                 d->SetAttribute("Mtu", UintegerValue(100));
+             },
+             "Mtu 100 below 256"},
+            {"priority 9",
+             []() {
+                 Link l = MakeLink("10Gbps", NanoSeconds(10));
+                 RdmaQueuedFrame f = DataFrame(3, 0);
+                 f.meta.priority = 9;
+                 l.a->EnqueueFrame(std::move(f));
+             },
+             "EnqueueFrame with priority 9"},
+            {"frame without frameBytes",
+             []() {
+                 Link l = MakeLink("10Gbps", NanoSeconds(10));
+                 RdmaQueuedFrame f = DataFrame(3, 0);
+                 f.meta.frameBytes = 0;
+                 l.a->EnqueueFrame(std::move(f));
+             },
+             "frameBytes 0 or no packet"},
+            {"frame above the MTU",
+             []() {
+                 Link l = MakeLink("10Gbps", NanoSeconds(10));
+                 l.a->SetAttribute("Mtu", UintegerValue(1500));
+                 l.a->EnqueueFrame(DataFrame(3, 0, RoceOpcode::WRITE_ONLY, 4096));
+             },
+             "frame of 4178 B exceeds the port MTU 1500"},
+            {"PFC priority 8",
+             []() {
+                 Link l = MakeLink("10Gbps", NanoSeconds(10));
+                 l.a->SendPfc(8, 1);
+             },
+             "SendPfc priority 8 > 7"},
+        };
+        for (const auto& c : cases)
+        {
+            std::string msg = DeathMessage(c.f);
+            NS_TEST_ASSERT_MSG_EQ((msg.rfind("EXIT:", 0) == 0), false, c.what << ": must abort");
+            NS_TEST_ASSERT_MSG_NE((msg.find(c.expect)),
+                                  (std::string::npos),
+                                  c.what << ": message \"" << msg << "\"");
+            NS_TEST_ASSERT_MSG_NE((msg.find("RdmaNetDevice")),
+                                  (std::string::npos),
+                                  c.what << ": message names the device");
+        }
+    }
+};
+
 /// Device test suite.
 class RdmaDeviceTestSuite : public TestSuite
 {
@@ -719,6 +974,8 @@ class RdmaDeviceTestSuite : public TestSuite
         AddTestCase(new RdmaDeviceSourceTestCase, TestCase::QUICK);
         AddTestCase(new RdmaDeviceErrorTestCase, TestCase::QUICK);
         AddTestCase(new RdmaDeviceChainTestCase, TestCase::QUICK);
+        AddTestCase(new RdmaDeviceHandlersTestCase, TestCase::QUICK);
+        AddTestCase(new RdmaDeviceValidationTestCase, TestCase::QUICK);
     }
 };
 

@@ -304,6 +304,83 @@ class DcqcnFairnessTestCase : public TestCase
     }
 };
 
+/// Writers: ideal FCT equals a lone message's FCT on a leaf-spine path; size caps hold.
+class WritersTestCase : public TestCase
+{
+  public:
+    WritersTestCase()
+        : TestCase("Fabric: ideal FCT of a lone message = its FCT (slowdown 1); writer caps")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Config::SetDefault("ns3::RdmaHostStack::CongestionControl",
+                           TypeIdValue(RdmaCcNone::GetTypeId()));
+        RdmaTopologyHelper th;
+        th.GetRdmaHelper().SetMmuAttribute("LosslessPriorities", UintegerValue(1u << 3));
+        RdmaLeafSpineParams p;
+        p.nLeaves = 2;
+        p.hostsPerLeaf = 2;
+        p.nSpines = 2;
+        p.hostRate = DataRate("100Gbps");
+        RdmaTopology t = th.LeafSpine(p);
+        std::string qf = CreateTempDirFilename("queue.txt");
+        std::string pf = CreateTempDirFilename("pfc.txt");
+        RdmaFctWriter fct("");
+        fct.Install(t.hosts);
+        RdmaQueueSampler qs(qf, NanoSeconds(100), 300);
+        qs.Install(t.switches, Seconds(0), MicroSeconds(200));
+        RdmaPfcWriter pw(pf, 100);
+        pw.Install(t.switches);
+        // host 0 -> host 3 (other leaf: 4 links), messages far apart so each is alone
+        Ptr<RdmaHostStack> s0 = t.hosts.Get(0)->GetObject<RdmaHostStack>();
+        Ptr<RdmaQueuePair> qp = s0->GetOrCreateQp(3);
+        const uint64_t sizes[] = {1, 1000, 1001, 70000, 1000000};
+        for (int i = 0; i < 5; ++i)
+        {
+            Simulator::Schedule(MicroSeconds(100 * i), [=]() { s0->PostWrite(qp, sizes[i], i); });
+        }
+        // and host 1 -> host 0 (same leaf: 2 links)
+        Ptr<RdmaHostStack> s1 = t.hosts.Get(1)->GetObject<RdmaHostStack>();
+        Simulator::Schedule(MicroSeconds(600),
+                            [=]() { s1->PostWrite(s1->GetOrCreateQp(0), 50000, 9); });
+        Simulator::Run();
+        qs.Close();
+        pw.Close();
+        NS_TEST_ASSERT_MSG_EQ(fct.GetRecords().size(), 6u, "completions");
+        RdmaPathInfo path = RdmaPathModel::GetPath(0, 3, qp->GetSport());
+        NS_TEST_ASSERT_MSG_EQ(path.valid, true, "path found");
+        NS_TEST_ASSERT_MSG_EQ(path.hops, 4u, "host-leaf-spine-leaf-host");
+        NS_TEST_ASSERT_MSG_EQ(path.propagation, MicroSeconds(4), "4 x 1 us");
+        for (const auto& r : fct.GetRecords())
+        {
+            double fctNs = double((r.info.end - r.info.start).GetNanoSeconds());
+            NS_TEST_ASSERT_MSG_EQ_TOL(fctNs / double(r.idealNs),
+                                      1.0,
+                                      0.01,
+                                      "slowdown of lone message of " << r.info.bytes << " B");
+        }
+        NS_TEST_ASSERT_MSG_EQ_TOL(fct.GetSlowdownPercentile(0.99), 1.0, 0.01, "p99");
+        std::ifstream in(qf);
+        std::string line;
+        std::string lastLine;
+        uint64_t size = 0;
+        while (std::getline(in, line))
+        {
+            size += line.size() + 1;
+            lastLine = line;
+        }
+        NS_TEST_ASSERT_MSG_EQ(lastLine.rfind("# truncated", 0), 0u, "queue file ends with note");
+        NS_TEST_ASSERT_MSG_LT(size, 300u + 200u, "queue file bounded");
+        std::remove(qf.c_str());
+        std::remove(pf.c_str());
+        Simulator::Destroy();
+        Config::Reset();
+    }
+};
+
 /// The suite.
 class RdmaFabricTestSuite : public TestSuite
 {
@@ -315,6 +392,7 @@ class RdmaFabricTestSuite : public TestSuite
         AddTestCase(new IncastLossyTestCase, TestCase::QUICK);
         AddTestCase(new DcqcnFairnessTestCase, TestCase::QUICK);
         AddTestCase(new DeterminismTestCase, TestCase::QUICK);
+        AddTestCase(new WritersTestCase, TestCase::QUICK);
     }
 };
 

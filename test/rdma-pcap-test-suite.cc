@@ -8,6 +8,7 @@
  * (`tshark -G decodes` lists "udp.port 4791 infiniband"), so no "-d" option is used.
  */
 
+#include "ns3/node.h"
 #include "ns3/rdma-channel.h"
 #include "ns3/rdma-net-device.h"
 #include "ns3/roce-header.h"
@@ -238,6 +239,65 @@ class RdmaPcapTsharkTestCase : public TestCase
     }
 };
 
+/// RdmaPcapHelper: ns-3's EnablePcapAll writes prefix-NODE-IFINDEX.pcap per device.
+class RdmaPcapHelperTestCase : public TestCase
+{
+  public:
+    RdmaPcapHelperTestCase()
+        : TestCase("RdmaPcapHelper EnablePcapAll writes one decodable file per device")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        int status = 0;
+        RunCommand("command -v tshark", status);
+        NS_TEST_ASSERT_MSG_EQ(status, 0, "tshark not found in PATH: install package 'tshark'");
+        Ptr<Node> n0 = CreateObject<Node>();
+        Ptr<Node> n1 = CreateObject<Node>();
+        Ptr<RdmaNetDevice> a = CreateObject<RdmaNetDevice>();
+        Ptr<RdmaNetDevice> b = CreateObject<RdmaNetDevice>();
+        n0->AddDevice(a);
+        n1->AddDevice(b);
+        Ptr<RdmaChannel> ch = CreateObject<RdmaChannel>();
+        a->Attach(ch);
+        b->Attach(ch);
+        b->SetRxHandler(MakeCallback(+[](Ptr<RdmaNetDevice>, RdmaQueuedFrame&) { /* consume */ }));
+        const std::string prefix = CreateTempDirFilename("rdma-helper");
+        RdmaPcapHelper helper;
+        helper.EnablePcapAll(prefix);
+        for (uint32_t k = 0; k < 3; ++k)
+        {
+            RdmaQueuedFrame f;
+            f.meta = Meta(RoceOpcode::SEND_ONLY, 40 + k, 64);
+            f.packet = RoceFrame::Build(f.meta);
+            a->EnqueueFrame(std::move(f));
+        }
+        Simulator::Run();
+        Simulator::Destroy(); // disposes nodes, devices and channels: files are closed
+        for (const auto& [node, dev] : {std::pair<uint32_t, uint32_t>{n0->GetId(), 0},
+                                        std::pair<uint32_t, uint32_t>{n1->GetId(), 0}})
+        {
+            std::ostringstream fn;
+            fn << prefix << "-" << node << "-" << dev << ".pcap";
+            std::vector<std::string> lines =
+                RunCommand("tshark -r '" + fn.str() +
+                               "' -T fields -e infiniband.bth.opcode -e infiniband.bth.psn "
+                               "2>/dev/null",
+                           status);
+            NS_TEST_ASSERT_MSG_EQ(status, 0, "tshark on " << fn.str());
+            NS_TEST_ASSERT_MSG_EQ((lines.size()), 3u, "frames in " << fn.str());
+            for (uint32_t k = 0; k < lines.size(); ++k)
+            {
+                std::ostringstream want;
+                want << "4\t" << 40 + k;
+                NS_TEST_ASSERT_MSG_EQ(lines[k], want.str(), "SEND ONLY and PSN in " << fn.str());
+            }
+        }
+    }
+};
+
 /// Pcap/tshark test suite.
 class RdmaPcapTestSuite : public TestSuite
 {
@@ -246,6 +306,7 @@ class RdmaPcapTestSuite : public TestSuite
         : TestSuite("astra-sim-rdma-pcap", UNIT)
     {
         AddTestCase(new RdmaPcapTsharkTestCase, TestCase::QUICK);
+        AddTestCase(new RdmaPcapHelperTestCase, TestCase::QUICK);
     }
 };
 

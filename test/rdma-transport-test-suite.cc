@@ -361,7 +361,7 @@ class LossyLinkTestCase : public TestCase
 {
   public:
     LossyLinkTestCase()
-        : TestCase("Transport: lossy link, every message completes via NAK, go-back-N and RTO")
+        : TestCase("Transport: lossy link, every WRITE and READ completes via NAK, go-back-N, RTO")
     {
     }
 
@@ -376,7 +376,14 @@ class LossyLinkTestCase : public TestCase
         if (m_left > 0)
         {
             --m_left;
-            m_net->stacks[0]->PostWrite(m_qp, 20000 + m_left * 7, m_left);
+            if (m_left % 3 == 1)
+            {
+                m_net->stacks[0]->PostRead(m_qp, 20000 + m_left * 7, m_left);
+            }
+            else
+            {
+                m_net->stacks[0]->PostWrite(m_qp, 20000 + m_left * 7, m_left);
+            }
         }
     }
 
@@ -416,11 +423,15 @@ class LossyLinkTestCase : public TestCase
         NS_TEST_ASSERT_MSG_GT(s1.naksSent, 0u, "NAK path hit");
         NS_TEST_ASSERT_MSG_GT(s0.naksRcvd, 0u, "NAK received");
         NS_TEST_ASSERT_MSG_GT(s0.timeouts, 0u, "timeout path hit");
+        // host 0 receives data only as READ responses: a gap there re-issued a READ
+        NS_TEST_ASSERT_MSG_GT(s0.outOfOrderPkts, 0u, "READ response gap path hit");
+        NS_TEST_ASSERT_MSG_GT(s1.dupPkts, 0u, "duplicates seen by the responder");
         NS_TEST_ASSERT_MSG_GT(s0.retxPkts, 0u, "retransmissions");
         NS_TEST_ASSERT_MSG_GT(net.hostDevs[1]->GetDrops(), 0u, "frames were lost");
         std::cout << "  lossy: drops " << net.hostDevs[1]->GetDrops() << "+"
                   << net.hostDevs[0]->GetDrops() << ", NAKs " << s1.naksSent << ", timeouts "
-                  << s0.timeouts << ", retransmitted packets " << s0.retxPkts << std::endl;
+                  << s0.timeouts << ", retransmitted packets " << s0.retxPkts
+                  << ", READ response gaps " << s0.outOfOrderPkts << std::endl;
         Simulator::Destroy();
         Config::Reset();
     }
@@ -556,6 +567,96 @@ class PacingWindowAckTestCase : public TestCase
     }
 };
 
+/// RDMA READ: responses stream back, completion at the requester, FCT closed form.
+class ReadTestCase : public TestCase
+{
+  public:
+    ReadTestCase()
+        : TestCase("Transport: RDMA READ completes at the requester, mixed with WRITEs")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Config::SetDefault("ns3::RdmaHostStack::CongestionControl",
+                           TypeIdValue(RdmaCcNone::GetTypeId()));
+        const Time d = MicroSeconds(2);
+        TestNet net;
+        net.BuildDirect(DataRate("25Gbps"), d);
+        Ptr<RdmaQueuePair> qp = net.stacks[0]->GetOrCreateQp(1);
+        const uint64_t bytes = 64017;
+        net.stacks[0]->PostRead(qp, bytes, 1);
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(net.rx.size(), 1u, "READ delivered");
+        NS_TEST_ASSERT_MSG_EQ(net.tx.size(), 1u, "READ completed");
+        NS_TEST_ASSERT_MSG_EQ(net.rx[0].bytes, bytes, "bytes");
+        NS_TEST_ASSERT_MSG_EQ((net.rx[0].kind == RdmaMsgKind::READ), true, "kind");
+        NS_TEST_ASSERT_MSG_EQ(net.rx[0].end, net.tx[0].end, "both completions at the requester");
+        // request (no payload, RETH) one way, then the responses stream back
+        RdmaMeta req;
+        req.opcode = RoceOpcode::READ_REQUEST;
+        Time reqTx = net.hostDevs[0]->GetTxTime(RoceFrame::GetFrameBytes(req));
+        Time resp(0);
+        uint64_t n = (bytes + 999) / 1000;
+        for (uint64_t k = 0; k < n; ++k)
+        {
+            RdmaMeta r;
+            r.opcode =
+                k == 0 ? RoceOpcode::READ_RESP_FIRST
+                       : (k + 1 == n ? RoceOpcode::READ_RESP_LAST : RoceOpcode::READ_RESP_MIDDLE);
+            r.payload = uint32_t(std::min<uint64_t>(1000, bytes - k * 1000));
+            resp += net.hostDevs[1]->GetTxTime(RoceFrame::GetFrameBytes(r));
+        }
+        Time expect = reqTx + d + resp + d;
+        Time fct = net.rx[0].end - net.rx[0].start;
+        NS_TEST_ASSERT_MSG_EQ_TOL(fct.GetSeconds() / expect.GetSeconds(),
+                                  1.0,
+                                  0.01,
+                                  "READ FCT " << fct << " vs " << expect);
+        NS_TEST_ASSERT_MSG_EQ(net.stacks[1]->GetStats().dataPktsSent, n, "responses sent");
+        NS_TEST_ASSERT_MSG_EQ(net.stacks[0]->GetStats().dataPktsSent, 1u, "one request");
+        std::cout << "  READ " << bytes << " B: FCT " << fct.GetNanoSeconds() << " ns, closed form "
+                  << expect.GetNanoSeconds() << " ns" << std::endl;
+        Simulator::Destroy();
+
+        // mixed: WRITE, READ, WRITE, READ, SEND on one QP; completions in order
+        TestNet net2;
+        net2.BuildDirect(DataRate("10Gbps"), MicroSeconds(1));
+        Ptr<RdmaQueuePair> q2 = net2.stacks[0]->GetOrCreateQp(1);
+        net2.stacks[0]->PostWrite(q2, 5000, 10);
+        net2.stacks[0]->PostRead(q2, 7001, 11);
+        net2.stacks[0]->PostWrite(q2, 3000, 12);
+        net2.stacks[0]->PostRead(q2, 1, 13);
+        net2.stacks[0]->PostSend(q2, 2500, 14);
+        // the peer reads from us on the same connection at the same time
+        Ptr<RdmaQueuePair> back = net2.stacks[1]->GetOrCreateQp(0, 3, q2->GetSport());
+        net2.stacks[1]->PostRead(back, 20000, 20);
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(net2.tx.size(), 6u, "all completed at requesters");
+        NS_TEST_ASSERT_MSG_EQ(net2.rx.size(), 6u, "all delivered");
+        std::vector<uint64_t> tags;
+        for (const auto& t : net2.tx)
+        {
+            if (t.srcHost == 0)
+            {
+                tags.push_back(t.tag);
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(tags.size(), 5u, "host 0 completions");
+        for (size_t i = 0; i < tags.size(); ++i)
+        {
+            NS_TEST_ASSERT_MSG_EQ(tags[i], 10 + i, "in-order completion");
+        }
+        NS_TEST_ASSERT_MSG_EQ(q2->GetSndUna(), 5000u + 7001 + 3000 + 1 + 2500, "snd_una");
+        NS_TEST_ASSERT_MSG_EQ(net2.stacks[0]->GetStats().timeouts, 0u, "no RTO needed");
+        NS_TEST_ASSERT_MSG_EQ(net2.stacks[1]->GetStats().timeouts, 0u, "no RTO needed (peer)");
+        NS_TEST_ASSERT_MSG_EQ(net2.stacks[0]->GetStats().retxPkts, 0u, "no retransmission");
+        Simulator::Destroy();
+        Config::Reset();
+    }
+};
+
 /// Bad attribute values give clear errors.
 class ValidationTestCase : public TestCase
 {
@@ -610,6 +711,7 @@ class RdmaTransportTestSuite : public TestSuite
     {
         AddTestCase(new ValidationTestCase, TestCase::QUICK);
         AddTestCase(new SegmentationTestCase, TestCase::QUICK);
+        AddTestCase(new ReadTestCase, TestCase::QUICK);
         AddTestCase(new FctClosedFormTestCase, TestCase::QUICK);
         AddTestCase(new GoodputTestCase, TestCase::QUICK);
         AddTestCase(new PacingWindowAckTestCase, TestCase::QUICK);

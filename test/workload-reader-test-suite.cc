@@ -402,6 +402,15 @@ class ReferenceEtTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(mlp.nodes.size(), 29, "MLP nodes");
         NS_TEST_EXPECT_MSG_EQ(mlp.nodes[0].durationMicros, 32291, "first COMP duration");
         NS_TEST_EXPECT_MSG_EQ(mlp.nodes[1].commSize, 37632, "first ALLGATHER size");
+        NS_TEST_EXPECT_MSG_EQ(mlp.nodes[0].GetDurationNs(), 32291000, "micros by default");
+        ChakraReadOptions cyc;
+        cyc.durationMicrosAsCycles = true;
+        auto mlpc = ReadChakraFile(ref + "/astra-sim-tutorials/micro2024/astra-sim-demo/demo2/"
+                                         "workload/MLP_ModelParallel.0.et",
+                                   0,
+                                   cyc);
+        NS_TEST_EXPECT_MSG_EQ(mlpc.nodes[0].GetDurationNs(), 32291, "ASTRA-sim: micros = cycles");
+        NS_TEST_EXPECT_MSG_EQ(mlpc.nodes[0].durationMicros, 32291, "raw value kept");
 
         // the same files under the wrong rank count
         std::string p4 = mb + "all_reduce/4npus_1MB/all_reduce";
@@ -448,7 +457,8 @@ class SyntheticEtTestCase : public TestCase
             .Bytes(10, Attr("op_type", a4))
             .VarintField(99, 12345)
             .Bytes(15, "ignored")
-            .VarintField(7, 17); // duration_micros
+            .VarintField(7, 17)               // duration_micros
+            .Bytes(8, "plain string inputs"); // inputs not as IOInfo: tolerated
         s += NodeMsg(5, "comp", 4, {3}, {}, extra.b);
 
         // COMM_COLL id 3: comm_type uint32, comm_size fixed32, pg_name int64,

@@ -7,6 +7,7 @@
 #include "ns3/et-writer.h"
 #include "ns3/test.h"
 #include "ns3/text-workload.h"
+#include "ns3/workload-loader.h"
 
 #include <cstdio>
 #include <dirent.h>
@@ -368,6 +369,19 @@ class TextSemanticsTestCase : public GuardedCase
         upd.emitWeightUpdate = true;
         auto ug = ReadTextWorkload(TextDir() + "/Resnet50_DataParallel.txt", 4, upd);
         NS_TEST_EXPECT_MSG_EQ(ug[0].nodes.size(), 216 + 54, "weight update nodes");
+
+        // LoadWorkload picks the format
+        NS_TEST_EXPECT_MSG_EQ(IsTextWorkload(TextDir() + "/microAllReduce.txt"), true, "text");
+        auto lw = LoadWorkload(TextDir() + "/microAllReduce.txt", 4);
+        NS_TEST_ASSERT_MSG_EQ(lw.size(), 4, "text ranks");
+        NS_TEST_EXPECT_MSG_EQ(lw[0].nodes.size(), 4, "3 COMP + 1 all-reduce");
+        auto lc = LoadWorkload(GetReferenceDir() +
+                                   "/astra-sim/examples/workload/microbenchmarks/all_reduce/"
+                                   "8npus_1MB/all_reduce",
+                               8);
+        NS_TEST_EXPECT_MSG_EQ(lc.size(), 8, "chakra ranks");
+        std::string e = ErrorOf([&]() { LoadWorkload(TextDir() + "/microAllReduce.txt", 0); });
+        NS_TEST_EXPECT_MSG_EQ(Has(e, "needs the number of NPUs"), true, e);
 
         // .et round trip (HYBRID transformer: groups included)
         auto tg = ReadTextWorkload(TextDir() + "/Transformer_HybridParallel.txt", 8);

@@ -2,6 +2,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/log.h"
+#include "ns3/nstime.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 
@@ -44,6 +45,15 @@ FlowBackend::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&FlowBackend::m_selfCheck),
                           MakeBooleanChecker())
+            .AddAttribute("UpdateInterval",
+                          "Fluid model: recompute rates at most once per this interval "
+                          "(0 = exactly at every arrival and departure). With a positive "
+                          "interval, bandwidth freed by a drained flow stays idle and new flows "
+                          "wait (rate 0) until the next recomputation: faster for heavily "
+                          "congested all-to-all patterns, slightly pessimistic.",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&FlowBackend::m_updateInterval),
+                          MakeTimeChecker())
             .AddTraceSource("Delivered",
                             "A message was delivered (message, time since Send()).",
                             MakeTraceSourceAccessor(&FlowBackend::m_deliveredTrace),
@@ -59,6 +69,7 @@ FlowBackend::DoDispose()
 {
     Simulator::Cancel(m_completionEvent);
     m_flows.clear();
+    m_hot.clear();
     m_links.clear();
     m_topo.reset();
     NetworkBackend::DoDispose();
@@ -234,6 +245,7 @@ FlowBackend::SendFluid(const NetMessage& msg, SentCallback onSent, DeliveredCall
     {
         id = static_cast<uint32_t>(m_flows.size());
         m_flows.emplace_back();
+        m_hot.emplace_back();
     }
     Flow& f = m_flows[id];
     f.msg = msg;
@@ -247,6 +259,8 @@ FlowBackend::SendFluid(const NetMessage& msg, SentCallback onSent, DeliveredCall
         m_links[dl].flows.push_back(id);
         m_dirty.push_back(dl);
     }
+    m_hot[id].links = f.links.data();
+    m_hot[id].nLinks = static_cast<uint32_t>(f.links.size());
     f.remaining = double(msg.bytes);
     f.rate = 0;
     f.lastNs = double(now);
@@ -267,11 +281,36 @@ void
 FlowBackend::ProcessDirty()
 {
     m_updateScheduled = false;
-    if (!m_dirty.empty())
+    if (MaybeRecompute())
     {
-        Recompute();
         Reschedule();
     }
+}
+
+bool
+FlowBackend::MaybeRecompute()
+{
+    if (m_dirty.empty())
+    {
+        return false;
+    }
+    const int64_t now = Simulator::Now().GetNanoSeconds();
+    const int64_t interval = m_updateInterval.GetNanoSeconds();
+    if (interval > 0 && m_lastRecomputeNs >= 0 && now < m_lastRecomputeNs + interval)
+    {
+        // rate-limited: recompute at the end of the interval
+        if (!m_updateScheduled)
+        {
+            m_updateScheduled = true;
+            Simulator::Schedule(NanoSeconds(m_lastRecomputeNs + interval - now),
+                                &FlowBackend::ProcessDirty,
+                                this);
+        }
+        return false;
+    }
+    m_lastRecomputeNs = now;
+    Recompute();
+    return true;
 }
 
 void
@@ -296,7 +335,7 @@ FlowBackend::Recompute()
     {
         for (uint32_t fid : m_links[m_compLinks[i]].flows)
         {
-            Flow& f = m_flows[fid];
+            FlowHot& f = m_hot[fid];
             if (f.mark == epoch)
             {
                 continue;
@@ -304,8 +343,9 @@ FlowBackend::Recompute()
             f.mark = epoch;
             f.frozen = false;
             m_compFlows.push_back(fid);
-            for (uint32_t l2 : f.links)
+            for (uint32_t k = 0; k < f.nLinks; ++k)
             {
+                const uint32_t l2 = f.links[k];
                 if (m_links[l2].mark != epoch)
                 {
                     m_links[l2].mark = epoch;
@@ -327,41 +367,45 @@ FlowBackend::Recompute()
         dl.unfrozen = static_cast<uint32_t>(dl.flows.size());
         if (dl.unfrozen > 0)
         {
-            dl.share = dl.capLeft / dl.unfrozen;
-            heapStore.emplace_back(dl.share, l);
+            heapStore.emplace_back(dl.capLeft / dl.unfrozen, l);
         }
     }
     std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap(std::greater<Entry>(),
                                                                              std::move(heapStore));
+    // Each link has exactly one heap entry, a lower bound of its current fair
+    // share (shares only grow as flows freeze). A popped entry that is out of
+    // date goes back with the current share; an up-to-date one is the minimum.
     while (!heap.empty())
     {
         const Entry e = heap.top();
         heap.pop();
         DirLink& dl = m_links[e.second];
-        if (dl.unfrozen == 0 || e.first != dl.share)
+        if (dl.unfrozen == 0)
         {
-            continue; // stale
+            continue;
         }
-        const double share = std::max(0.0, e.first);
+        const double cur = std::max(0.0, dl.capLeft) / dl.unfrozen;
+        if (cur > e.first)
+        {
+            heap.emplace(cur, e.second);
+            continue;
+        }
+        // freeze every unfrozen flow of this link at its fair share
+        const double share = cur;
         for (uint32_t fid : dl.flows)
         {
-            Flow& f = m_flows[fid];
+            FlowHot& f = m_hot[fid];
             if (f.frozen)
             {
                 continue;
             }
             f.frozen = true;
             f.newRate = share;
-            for (uint32_t l2 : f.links)
+            for (uint32_t k = 0; k < f.nLinks; ++k)
             {
-                DirLink& o = m_links[l2];
+                DirLink& o = m_links[f.links[k]];
                 o.capLeft -= share;
                 --o.unfrozen;
-                if (l2 != e.second && o.unfrozen > 0)
-                {
-                    o.share = std::max(0.0, o.capLeft) / o.unfrozen;
-                    heap.emplace(o.share, l2);
-                }
             }
         }
     }
@@ -371,13 +415,14 @@ FlowBackend::Recompute()
     for (uint32_t fid : m_compFlows)
     {
         Flow& f = m_flows[fid];
-        if (f.newRate == f.rate && f.rate > 0)
+        const double newRate = m_hot[fid].newRate;
+        if (newRate == f.rate && f.rate > 0)
         {
             continue;
         }
         f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.lastNs));
         f.lastNs = now;
-        f.rate = f.newRate;
+        f.rate = newRate;
         ++f.version;
         if (f.rate > 0)
         {
@@ -495,10 +540,7 @@ FlowBackend::OnCompletion()
         f.onSent = nullptr;
         f.onDelivered = nullptr;
     }
-    if (!m_dirty.empty())
-    {
-        Recompute();
-    }
+    MaybeRecompute();
     Reschedule();
 }
 

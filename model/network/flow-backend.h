@@ -133,11 +133,18 @@ class FlowBackend : public NetworkBackend
         double finishNs{0};            //!< predicted drain time
         double latencyNs{0};           //!< route propagation latency
         int64_t sendNs{0};             //!< Send() time
-        double newRate{0};             //!< water-filling scratch
         uint64_t version{0};           //!< invalidates stale heap entries
-        uint64_t mark{0};              //!< BFS epoch
-        bool frozen{false};            //!< water-filling scratch
         bool active{false};            //!< slot in use
+    };
+
+    /// The fields of a flow rate recomputation touches, kept compact (parallel to m_flows).
+    struct FlowHot
+    {
+        uint64_t mark{0};               //!< BFS epoch
+        double newRate{0};              //!< water-filling result
+        const uint32_t* links{nullptr}; //!< Flow::links data
+        uint32_t nLinks{0};             //!< Flow::links size
+        bool frozen{false};             //!< water-filling state
     };
 
     /// One direction of a topology link.
@@ -146,7 +153,6 @@ class FlowBackend : public NetworkBackend
         double capacity{0};          //!< bytes per ns
         std::vector<uint32_t> flows; //!< active flows crossing it
         double capLeft{0};           //!< water-filling scratch
-        double share{0};             //!< water-filling scratch
         uint32_t unfrozen{0};        //!< water-filling scratch
         uint64_t mark{0};            //!< BFS epoch
     };
@@ -186,6 +192,8 @@ class FlowBackend : public NetworkBackend
     // fluid model
     void SendFluid(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered);
     void ProcessDirty();
+    /// Recompute now unless rate-limited (UpdateInterval); \return true if recomputed
+    bool MaybeRecompute();
     void Recompute();
     void OnCompletion();
     void Reschedule();
@@ -196,10 +204,13 @@ class FlowBackend : public NetworkBackend
 
     std::shared_ptr<const Topology> m_topo; //!< the network
     bool m_compat{false};                   //!< store-and-forward compat mode
+    Time m_updateInterval{0};               //!< minimum time between recomputations
+    int64_t m_lastRecomputeNs{-1};          //!< last recomputation (ns)
     bool m_selfCheck{false};                //!< run CheckInvariants after recomputations
 
     std::vector<DirLink> m_links;      //!< 2 per topology link
     std::vector<Flow> m_flows;         //!< flow slots
+    std::vector<FlowHot> m_hot;        //!< hot part of each flow slot
     std::vector<uint32_t> m_freeFlows; //!< free slots
     uint64_t m_activeFlows{0};         //!< slots in use
     std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> m_heap; //!< drains

@@ -18,6 +18,9 @@
  * since the last alpha update is applied when alpha is needed, which is
  * exactly what a periodic timer restarted on each CNP computes, without an
  * event per period. The increase timer only runs while Rc < line rate.
+ * As in NIC implementations (the rate limiter is created on the first CNP), a
+ * QP sends at line rate with alpha = AlphaInit until its first CNP; alpha decay
+ * and the increase timer/byte counter start with that CNP.
  */
 
 #ifndef RDMA_DCQCN_H

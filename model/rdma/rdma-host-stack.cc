@@ -34,6 +34,12 @@ IsDataOpcode(uint8_t op)
 }
 
 inline bool
+IsReadResponse(uint8_t op)
+{
+    return op >= RoceOpcode::READ_RESP_FIRST && op <= RoceOpcode::READ_RESP_ONLY;
+}
+
+inline bool
 IsLastOrOnly(uint8_t op)
 {
     return op == RoceOpcode::SEND_LAST || op == RoceOpcode::SEND_ONLY ||
@@ -173,7 +179,14 @@ RdmaHostStack::RdmaHostStack()
 {
 }
 
-RdmaHostStack::~RdmaHostStack() = default;
+RdmaHostStack::~RdmaHostStack()
+{
+    auto& reg = Registry();
+    if (m_indexSet && m_hostIndex < reg.size() && reg[m_hostIndex] == this)
+    {
+        reg[m_hostIndex] = nullptr; // never leave a dangling registry entry
+    }
+}
 
 std::vector<RdmaHostStack*>&
 RdmaHostStack::Registry()
@@ -507,6 +520,15 @@ RdmaHostStack::PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag)
 }
 
 uint64_t
+RdmaHostStack::PostRead(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag)
+{
+    NS_ABORT_MSG_IF(bytes > 0xFFFFFFFFull,
+                    "host " << m_hostIndex << " qp " << (qp ? qp->m_qpn : 0) << ": READ of "
+                            << bytes << " bytes exceeds the 32-bit RETH DMA length");
+    return Post(qp, bytes, userTag, RdmaMsgKind::READ);
+}
+
+uint64_t
 RdmaHostStack::Post(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t tag, RdmaMsgKind kind)
 {
     NS_ABORT_MSG_IF(!qp || qp->m_stack != this,
@@ -523,6 +545,10 @@ RdmaHostStack::Post(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t tag, RdmaMsg
     qp->m_postedPkts += m.nPkts;
     qp->m_postedBytes += bytes;
     qp->m_msgs.push_back(m);
+    if (kind == RdmaMsgKind::READ)
+    {
+        ++qp->m_pendingReads;
+    }
     Activate(PeekPointer(qp));
     return m.msgId;
 }
@@ -589,7 +615,7 @@ RdmaHostStack::Dequeue(uint32_t port, uint8_t pausedMask, RdmaQueuedFrame& frame
             continue;
         }
         uint64_t win = qp->m_cc->GetWindow();
-        if (win != 0 && qp->m_sndNxtByte - qp->m_sndUnaByte >= win &&
+        if (win != 0 && qp->m_respJobs.empty() && qp->m_sndNxtByte - qp->m_sndUnaByte >= win &&
             qp->m_sndNxtPkt > qp->m_sndUnaPkt)
         {
             ++p.rr; // woken by the ACK that opens the window
@@ -617,13 +643,79 @@ RdmaHostStack::Dequeue(uint32_t port, uint8_t pausedMask, RdmaQueuedFrame& frame
 }
 
 void
+RdmaHostStack::Pace(RdmaQueuePair* qp, uint32_t frameBytes, uint64_t nowPs)
+{
+    const uint64_t rate = qp->m_cc->GetRate();
+    if (rate >= m_ports[qp->m_port]->lineRate)
+    {
+        qp->m_nextSendPs = nowPs;
+        return;
+    }
+    const uint64_t wire = uint64_t(frameBytes) + kEthernetWireOverhead;
+    const uint64_t deltaPs = uint64_t((__uint128_t(wire) * 8u * 1000000000000ull) / rate);
+    // continue from the previous slot if we are within a rounding step of it (exact
+    // average rate), else from now (no credit for idle time)
+    uint64_t base = (qp->m_nextSendPs + 1000 >= nowPs) ? qp->m_nextSendPs : nowPs;
+    qp->m_nextSendPs = base + deltaPs;
+}
+
+uint32_t
+RdmaHostStack::BuildReadResponse(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t nowPs)
+{
+    RdmaQueuePair::RespJob& job = qp->m_respJobs.front();
+    const uint64_t idx = job.nextIdx;
+    const uint64_t off = idx - job.startIdx;
+    const uint32_t payload = uint32_t(std::min<uint64_t>(m_mtu, job.len - off * m_mtu));
+    const bool first = off == 0;
+    const bool last = idx + 1 == job.endIdx;
+    RdmaMeta& m = frame.meta;
+    m = RdmaMeta();
+    m.kind = RdmaFrameKind::ROCE;
+    m.priority = qp->m_priority;
+    m.ecn = 2;
+    m.opcode = first ? (last ? RoceOpcode::READ_RESP_ONLY : RoceOpcode::READ_RESP_FIRST)
+                     : (last ? RoceOpcode::READ_RESP_LAST : RoceOpcode::READ_RESP_MIDDLE);
+    if (first || last)
+    {
+        m.aethSyndrome = kAethAck;
+        m.msn = uint32_t(qp->m_rcvMsgs & RdmaPsn::kMask);
+    }
+    m.srcIp = qp->m_localIp;
+    m.dstIp = qp->m_remoteIp;
+    m.sport = qp->m_sport;
+    m.dport = RoceHeader::kRoceUdpPort;
+    m.destQp = qp->m_peerQpn;
+    m.psn = RdmaPsn::FromIndex(idx, qp->m_rcvPsnBase); // the requester's PSN space
+    m.payload = payload;
+    m.sendTimeNs = nowPs / 1000;
+    frame.packet = RoceFrame::Build(m);
+    frame.inPort = 0;
+    ++job.nextIdx;
+    if (job.nextIdx == job.endIdx)
+    {
+        qp->m_respJobs.pop_front();
+    }
+    ++m_stats.dataPktsSent;
+    m_stats.dataBytesSent += payload;
+    return payload;
+}
+
+void
 RdmaHostStack::BuildData(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t nowPs)
 {
+    if (!qp->m_respJobs.empty())
+    {
+        // responder work first: READ responses (no ACK, no RTO: the requester re-asks)
+        uint32_t payload = BuildReadResponse(qp, frame, nowPs);
+        Pace(qp, frame.meta.frameBytes, nowPs);
+        qp->m_cc->OnSent(payload);
+        return;
+    }
     const RdmaMessage& msg = qp->m_msgs[qp->m_curMsg];
     const uint64_t idx = qp->m_sndNxtPkt;
     const uint64_t off = idx - msg.firstPkt;
     const uint64_t offBytes = off * m_mtu;
-    const uint32_t payload = uint32_t(std::min<uint64_t>(m_mtu, msg.bytes - offBytes));
+    uint32_t payload = uint32_t(std::min<uint64_t>(m_mtu, msg.bytes - offBytes));
     const bool first = off == 0;
     const bool last = off + 1 == msg.nPkts;
 
@@ -632,15 +724,26 @@ RdmaHostStack::BuildData(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t now
     m.kind = RdmaFrameKind::ROCE;
     m.priority = qp->m_priority;
     m.ecn = 2; // ECT(0)
+    uint64_t nextIdx = idx + 1;
     if (msg.kind == RdmaMsgKind::WRITE)
     {
         m.opcode = first ? (last ? RoceOpcode::WRITE_ONLY : RoceOpcode::WRITE_FIRST)
                          : (last ? RoceOpcode::WRITE_LAST : RoceOpcode::WRITE_MIDDLE);
     }
-    else
+    else if (msg.kind == RdmaMsgKind::SEND)
     {
         m.opcode = first ? (last ? RoceOpcode::SEND_ONLY : RoceOpcode::SEND_FIRST)
                          : (last ? RoceOpcode::SEND_LAST : RoceOpcode::SEND_MIDDLE);
+    }
+    else
+    {
+        // READ request for the rest of the message from packet `off` on; it consumes the
+        // PSNs of all its response packets
+        m.opcode = RoceOpcode::READ_REQUEST;
+        m.rethVa = msg.startByte + offBytes;
+        m.rethLen = uint32_t(msg.bytes - offBytes);
+        payload = 0;
+        nextIdx = msg.firstPkt + msg.nPkts;
     }
     const uint64_t win = qp->m_cc->GetWindow();
     const uint64_t inflightAfter = qp->m_sndNxtByte + payload - qp->m_sndUnaByte;
@@ -667,38 +770,25 @@ RdmaHostStack::BuildData(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t now
         ++qp->m_retxPkts;
         ++m_stats.retxPkts;
     }
-    else
+    if (nextIdx > qp->m_maxSentPkt)
     {
-        qp->m_maxSentPkt = idx + 1;
+        qp->m_maxSentPkt = nextIdx;
     }
     if (qp->m_sndUnaPkt == qp->m_sndNxtPkt)
     {
         qp->m_lastProgress = Simulator::Now(); // RTO measured from the first outstanding send
     }
-    qp->m_sndNxtPkt = idx + 1;
-    qp->m_sndNxtByte = msg.startByte + offBytes + payload;
-    if (last)
+    qp->m_sndNxtPkt = nextIdx;
+    qp->m_sndNxtByte = msg.kind == RdmaMsgKind::READ ? msg.startByte + msg.bytes
+                                                     : msg.startByte + offBytes + payload;
+    if (nextIdx == msg.firstPkt + msg.nPkts)
     {
         ++qp->m_curMsg;
     }
     ++m_stats.dataPktsSent;
     m_stats.dataBytesSent += payload;
 
-    // pacing
-    const uint64_t rate = qp->m_cc->GetRate();
-    if (rate >= m_ports[qp->m_port]->lineRate)
-    {
-        qp->m_nextSendPs = nowPs;
-    }
-    else
-    {
-        const uint64_t wire = uint64_t(m.frameBytes) + kEthernetWireOverhead;
-        const uint64_t deltaPs = uint64_t((__uint128_t(wire) * 8u * 1000000000000ull) / rate);
-        // continue from the previous slot if we are within a rounding step of it (exact
-        // average rate), else from now (no credit for idle time)
-        uint64_t base = (qp->m_nextSendPs + 1000 >= nowPs) ? qp->m_nextSendPs : nowPs;
-        qp->m_nextSendPs = base + deltaPs;
-    }
+    Pace(qp, m.frameBytes, nowPs);
     qp->m_cc->OnSent(payload);
 
     if (!qp->m_rtoEvent.IsRunning())
@@ -816,9 +906,13 @@ RdmaHostStack::Receive(Ptr<RdmaNetDevice> dev, RdmaQueuedFrame& frame)
     {
         HandleCnp(qp, meta);
     }
-    else if (IsDataOpcode(meta.opcode))
+    else if (IsDataOpcode(meta.opcode) || meta.opcode == RoceOpcode::READ_REQUEST)
     {
         HandleData(qp, meta);
+    }
+    else if (IsReadResponse(meta.opcode))
+    {
+        HandleReadResponse(qp, meta);
     }
     else
     {
@@ -831,14 +925,14 @@ RdmaHostStack::HandleData(RdmaQueuePair* qp, const RdmaMeta& meta)
 {
     ++m_stats.dataPktsRcvd;
     const Time now = Simulator::Now();
-    if (meta.ecn == 3 && (!qp->m_cnpEver || now - qp->m_lastCnp >= m_cnpInterval))
-    {
-        qp->m_cnpEver = true;
-        qp->m_lastCnp = now;
-        SendCnp(qp);
-    }
+    MaybeCnp(qp, meta);
     const uint32_t expected = RdmaPsn::FromIndex(qp->m_rcvNxtPkt, qp->m_rcvPsnBase);
     const int32_t d = RdmaPsn::Diff(meta.psn, expected);
+    if (meta.opcode == RoceOpcode::READ_REQUEST)
+    {
+        HandleReadRequest(qp, meta, d);
+        return;
+    }
     if (d > 0)
     {
         ++m_stats.outOfOrderPkts;
@@ -909,6 +1003,137 @@ RdmaHostStack::HandleData(RdmaQueuePair* qp, const RdmaMeta& meta)
     }
 }
 
+void
+RdmaHostStack::MaybeCnp(RdmaQueuePair* qp, const RdmaMeta& meta)
+{
+    if (meta.ecn != 3)
+    {
+        return;
+    }
+    const Time now = Simulator::Now();
+    if (!qp->m_cnpEver || now - qp->m_lastCnp >= m_cnpInterval)
+    {
+        qp->m_cnpEver = true;
+        qp->m_lastCnp = now;
+        SendCnp(qp);
+    }
+}
+
+void
+RdmaHostStack::HandleReadRequest(RdmaQueuePair* qp, const RdmaMeta& meta, int32_t d)
+{
+    if (d > 0)
+    {
+        ++m_stats.outOfOrderPkts;
+        if (!qp->m_nakSent)
+        {
+            qp->m_nakSent = true;
+            SendAck(qp, meta, true);
+        }
+        return;
+    }
+    const uint64_t len = meta.rethLen;
+    const uint64_t n = len == 0 ? 1 : (len + m_mtu - 1) / m_mtu;
+    uint64_t k = qp->m_rcvNxtPkt;
+    if (d == 0)
+    {
+        qp->m_nakSent = false;
+        qp->m_rcvNxtPkt += n;
+        ++qp->m_rcvMsgs;
+    }
+    else
+    {
+        // duplicate (re-issued after a response gap or a timeout): re-execute from its PSN;
+        // the requester re-sends every later request too (go-back-N)
+        int64_t idx = RdmaPsn::ToIndex(meta.psn, qp->m_rcvNxtPkt, qp->m_rcvPsnBase);
+        if (idx < 0 || uint64_t(idx) + n > qp->m_rcvNxtPkt)
+        {
+            ++m_stats.dupPkts;
+            return;
+        }
+        ++m_stats.dupPkts;
+        k = uint64_t(idx);
+        if (!qp->m_respJobs.empty() && qp->m_respJobs.back().endIdx > k)
+        {
+            // drop queued work at or after k (it will be asked for again)
+            while (!qp->m_respJobs.empty() && qp->m_respJobs.back().startIdx >= k)
+            {
+                qp->m_respJobs.pop_back();
+            }
+            if (!qp->m_respJobs.empty() && qp->m_respJobs.back().endIdx > k)
+            {
+                RdmaQueuePair::RespJob& j = qp->m_respJobs.back();
+                j.len = std::min(j.len, (k - j.startIdx) * m_mtu);
+                j.endIdx = k;
+                if (j.nextIdx >= j.endIdx)
+                {
+                    qp->m_respJobs.pop_back();
+                }
+            }
+        }
+    }
+    RdmaQueuePair::RespJob job;
+    job.startIdx = k;
+    job.nextIdx = k;
+    job.endIdx = k + n;
+    job.len = len;
+    qp->m_respJobs.push_back(job);
+    Activate(qp);
+}
+
+void
+RdmaHostStack::HandleReadResponse(RdmaQueuePair* qp, const RdmaMeta& meta)
+{
+    ++m_stats.dataPktsRcvd;
+    MaybeCnp(qp, meta);
+    // the first READ still waiting for responses
+    size_t i = 0;
+    while (i < qp->m_msgs.size() && (qp->m_msgs[i].kind != RdmaMsgKind::READ ||
+                                     qp->m_msgs[i].respRcvd >= qp->m_msgs[i].nPkts))
+    {
+        ++i;
+    }
+    if (i == qp->m_msgs.size())
+    {
+        ++m_stats.dupPkts;
+        return;
+    }
+    RdmaMessage& msg = qp->m_msgs[i];
+    const uint64_t expected = msg.firstPkt + msg.respRcvd;
+    const int64_t q = RdmaPsn::ToIndex(meta.psn, expected, qp->m_sndPsnBase);
+    if (q < int64_t(expected))
+    {
+        ++m_stats.dupPkts;
+        return;
+    }
+    if (q > int64_t(expected))
+    {
+        ++m_stats.outOfOrderPkts;
+        if (!qp->m_readGap)
+        {
+            // re-issue the READ for the remainder (go-back-N from the missing response)
+            qp->m_readGap = true;
+            if (expected < qp->m_sndNxtPkt)
+            {
+                SetSndNxt(qp, expected);
+            }
+            Activate(qp);
+        }
+        return;
+    }
+    qp->m_readGap = false;
+    ++msg.respRcvd;
+    AckUpTo(qp, uint64_t(q) + 1, meta);
+    if (meta.sendTimeNs != 0)
+    {
+        qp->m_cc->OnRttSample(Simulator::Now() - NanoSeconds(int64_t(meta.sendTimeNs)), meta);
+    }
+    if (qp->HasDataToSend())
+    {
+        Activate(qp);
+    }
+}
+
 RdmaMessageInfo
 RdmaHostStack::MakeInfo(const RdmaQueuePair* req, const RdmaMessage& m) const
 {
@@ -924,6 +1149,7 @@ RdmaHostStack::MakeInfo(const RdmaQueuePair* req, const RdmaMessage& m) const
     info.tag = m.tag;
     info.bytes = m.bytes;
     info.start = m.postTime;
+    info.kind = m.kind;
     return info;
 }
 
@@ -995,26 +1221,21 @@ RdmaHostStack::HandleCnp(RdmaQueuePair* qp, const RdmaMeta& meta)
 }
 
 void
-RdmaHostStack::HandleAck(RdmaQueuePair* qp, const RdmaMeta& meta)
+RdmaHostStack::AckUpTo(RdmaQueuePair* qp, uint64_t ackPkt, const RdmaMeta& meta)
 {
-    const bool nak = (meta.aethSyndrome & 0xE0) == 0x60;
-    // index (64-bit) of the first packet NOT acknowledged by this ACK/NAK
-    int64_t idx = RdmaPsn::ToIndex(meta.psn, qp->m_maxSentPkt, qp->m_sndPsnBase) + (nak ? 0 : 1);
-    if (idx < 0 || uint64_t(idx) > qp->m_maxSentPkt)
+    // an ACK never completes a READ whose responses are still missing (responses are
+    // paced data, ACKs are control frames that can overtake them); the cumulative ACK
+    // beyond such a READ is remembered and applied once its responses are in
+    qp->m_ackHigh = std::max(qp->m_ackHigh, ackPkt);
+    ackPkt = qp->m_ackHigh;
+    for (size_t i = 0; qp->m_pendingReads > 0 && i < qp->m_msgs.size(); ++i)
     {
-        NS_LOG_DEBUG("host " << m_hostIndex << " qp " << qp->m_qpn << ": stale ACK psn "
-                             << meta.psn);
-        return;
-    }
-    const uint64_t ackPkt = uint64_t(idx);
-    if (nak)
-    {
-        ++m_stats.naksRcvd;
-        m_nakRcvdTrace(m_hostIndex, qp->m_qpn, meta.psn);
-    }
-    else
-    {
-        ++m_stats.acksRcvd;
+        const RdmaMessage& m = qp->m_msgs[i];
+        if (m.kind == RdmaMsgKind::READ && m.respRcvd < m.nPkts)
+        {
+            ackPkt = std::min(ackPkt, m.firstPkt + m.respRcvd);
+            break;
+        }
     }
     if (ackPkt > qp->m_sndUnaPkt)
     {
@@ -1026,6 +1247,10 @@ RdmaHostStack::HandleAck(RdmaQueuePair* qp, const RdmaMeta& meta)
         {
             m_doneScratch.push_back(MakeInfo(qp, qp->m_msgs.front()));
             m_doneScratch.back().end = Simulator::Now();
+            if (qp->m_msgs.front().kind == RdmaMsgKind::READ)
+            {
+                --qp->m_pendingReads;
+            }
             qp->m_msgs.pop_front();
         }
         const size_t popped = m_doneScratch.size();
@@ -1059,6 +1284,16 @@ RdmaHostStack::HandleAck(RdmaQueuePair* qp, const RdmaMeta& meta)
             for (const RdmaMessageInfo& info : done)
             {
                 ++m_stats.msgsSent;
+                if (info.kind == RdmaMsgKind::READ)
+                {
+                    // the last response byte arrived here: receiver-side completion too
+                    ++m_stats.msgsRcvd;
+                    m_rxMsgTrace(info);
+                    if (!m_onRx.IsNull())
+                    {
+                        m_onRx(info);
+                    }
+                }
                 m_txMsgTrace(info);
                 if (!m_onTx.IsNull())
                 {
@@ -1072,6 +1307,31 @@ RdmaHostStack::HandleAck(RdmaQueuePair* qp, const RdmaMeta& meta)
             }
         }
     }
+}
+
+void
+RdmaHostStack::HandleAck(RdmaQueuePair* qp, const RdmaMeta& meta)
+{
+    const bool nak = (meta.aethSyndrome & 0xE0) == 0x60;
+    // index (64-bit) of the first packet NOT acknowledged by this ACK/NAK
+    int64_t idx = RdmaPsn::ToIndex(meta.psn, qp->m_maxSentPkt, qp->m_sndPsnBase) + (nak ? 0 : 1);
+    if (idx < 0 || uint64_t(idx) > qp->m_maxSentPkt)
+    {
+        NS_LOG_DEBUG("host " << m_hostIndex << " qp " << qp->m_qpn << ": stale ACK psn "
+                             << meta.psn);
+        return;
+    }
+    const uint64_t ackPkt = uint64_t(idx);
+    if (nak)
+    {
+        ++m_stats.naksRcvd;
+        m_nakRcvdTrace(m_hostIndex, qp->m_qpn, meta.psn);
+    }
+    else
+    {
+        ++m_stats.acksRcvd;
+    }
+    AckUpTo(qp, ackPkt, meta);
     if (meta.sendTimeNs != 0)
     {
         Time rtt = Simulator::Now() - NanoSeconds(int64_t(meta.sendTimeNs));

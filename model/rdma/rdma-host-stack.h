@@ -81,6 +81,20 @@ class RdmaHostStack : public Object
     /// Message completion callback for C++ users (network backend).
     using MessageCallback = Callback<void, const RdmaMessageInfo&>;
 
+    /// Trace signature of RxMessageComplete / TxMessageComplete.
+    typedef void (*MessageTracedCallback)(const RdmaMessageInfo& info);
+    /// Trace signature of QpRateChange: host, local qpn, old and new rate (bit/s).
+    typedef void (*RateTracedCallback)(uint32_t host,
+                                       uint32_t qpn,
+                                       uint64_t oldBps,
+                                       uint64_t newBps);
+    /// Trace signature of CnpSent / CnpReceived: host, local qpn.
+    typedef void (*QpTracedCallback)(uint32_t host, uint32_t qpn);
+    /// Trace signature of NakSent / NakReceived: host, local qpn, PSN.
+    typedef void (*PsnTracedCallback)(uint32_t host, uint32_t qpn, uint32_t psn);
+    /// Trace signature of Timeout: host, local qpn, snd_una (bytes).
+    typedef void (*TimeoutTracedCallback)(uint32_t host, uint32_t qpn, uint64_t sndUna);
+
     static TypeId GetTypeId(); //!< \return the TypeId
     RdmaHostStack();
     ~RdmaHostStack() override;
@@ -117,6 +131,12 @@ class RdmaHostStack : public Object
     uint64_t PostWrite(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag);
     /// Post a SEND (same transport path, SEND opcodes). \return the message id
     uint64_t PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag);
+    /**
+     * Post an RDMA READ of bytes (at most 2^32 - 1: the RETH length is 32-bit) from the
+     * remote host; completes at this host when the last response byte arrives.
+     * \return the message id
+     */
+    uint64_t PostRead(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag);
 
     /// Install C++ completion callbacks (sender: acknowledged; receiver: last byte arrived).
     void SetMessageCallbacks(MessageCallback onTxComplete, MessageCallback onRxComplete);
@@ -177,6 +197,12 @@ class RdmaHostStack : public Object
     void SendAck(RdmaQueuePair* qp, const RdmaMeta& data, bool nak);
     void SendCnp(RdmaQueuePair* qp);
     void BuildData(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t nowPs);
+    void Pace(RdmaQueuePair* qp, uint32_t frameBytes, uint64_t nowPs);
+    uint32_t BuildReadResponse(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t nowPs);
+    void HandleReadRequest(RdmaQueuePair* qp, const RdmaMeta& meta, int32_t d);
+    void HandleReadResponse(RdmaQueuePair* qp, const RdmaMeta& meta);
+    void AckUpTo(RdmaQueuePair* qp, uint64_t ackPkt, const RdmaMeta& meta);
+    void MaybeCnp(RdmaQueuePair* qp, const RdmaMeta& meta);
     void SetSndNxt(RdmaQueuePair* qp, uint64_t pkt);
     void Activate(RdmaQueuePair* qp);
     void RtoExpire(RdmaQueuePair* qp);

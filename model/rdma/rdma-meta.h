@@ -5,6 +5,8 @@
  * the device queues so that switches and NICs never re-parse headers on the
  * per-hop path. Whoever changes a header field that is on the wire (ECN CE
  * mark, INT) changes both (see RoceFrame::SetCe / RoceFrame::Sync).
+ * Model-only fields that are NOT serialized into the bytes: sendTimeNs and the
+ * INT stack (they travel in the meta only; frameBytes does not include them).
  */
 
 #ifndef RDMA_META_H
@@ -45,10 +47,10 @@ constexpr uint8_t CNP = 0x81;
 /// One hop of in-band telemetry (HPCC).
 struct IntHop
 {
-    uint64_t timeNs{0};   //!< time the frame left the egress port
-    uint64_t txBytes{0};  //!< bytes the egress port has sent so far
+    uint64_t timeNs{0};    //!< time the frame left the egress port
+    uint64_t txBytes{0};   //!< bytes the egress port has sent so far
     uint32_t qlenBytes{0}; //!< egress queue length at dequeue
-    uint32_t rateMbps{0}; //!< egress link rate
+    uint32_t rateMbps{0};  //!< egress link rate
 };
 
 constexpr uint8_t kMaxIntHops = 5; //!< INT stack depth
@@ -60,27 +62,27 @@ constexpr uint8_t kMaxIntHops = 5; //!< INT stack depth
 struct RdmaMeta
 {
     RdmaFrameKind kind{RdmaFrameKind::ROCE}; //!< frame class
-    uint8_t priority{0};   //!< 802.1Q PCP (egress queue index 0..7)
-    uint8_t ecn{0};        //!< IPv4 ECN bits (0 Not-ECT, 2 ECT(0), 3 CE)
-    uint8_t opcode{0};     //!< BTH opcode
-    uint8_t ackReq{0};     //!< BTH AckReq bit
-    uint8_t aethSyndrome{0}; //!< AETH syndrome (ACK/NAK)
-    uint8_t intHops{0};    //!< valid entries in intStack
-    uint8_t ttl{64};       //!< IPv4 TTL (decremented per routed hop)
-    uint32_t srcIp{0};     //!< IPv4 source (host order)
-    uint32_t dstIp{0};     //!< IPv4 destination (host order)
-    uint16_t sport{0};     //!< UDP source port (ECMP entropy)
-    uint16_t dport{4791};  //!< UDP destination port
-    uint32_t destQp{0};    //!< BTH destination QP (24 bits)
-    uint32_t psn{0};       //!< BTH PSN (24 bits) / AETH-acked PSN for ACKs
-    uint32_t msn{0};       //!< AETH MSN (24 bits)
-    uint32_t payload{0};   //!< RDMA payload bytes carried
-    uint32_t frameBytes{0}; //!< Ethernet frame bytes incl. FCS (excl. preamble/IFG)
-    uint64_t rethVa{0};    //!< RETH virtual address (WRITE first/only, READ req)
-    uint32_t rethLen{0};   //!< RETH DMA length
-    uint64_t sendTimeNs{0}; //!< sender timestamp echoed for RTT (TIMELY/Swift)
-    uint16_t pfcClassEnable{0}; //!< PFC: class-enable vector
-    uint16_t pfcQuanta[8]{};     //!< PFC: pause time per priority (512-bit-time quanta)
+    uint8_t priority{0};                     //!< 802.1Q PCP (egress queue index 0..7)
+    uint8_t ecn{0};                          //!< IPv4 ECN bits (0 Not-ECT, 2 ECT(0), 3 CE)
+    uint8_t opcode{0};                       //!< BTH opcode
+    uint8_t ackReq{0};                       //!< BTH AckReq bit
+    uint8_t aethSyndrome{0};                 //!< AETH syndrome (ACK/NAK)
+    uint8_t intHops{0};                      //!< valid entries in intStack
+    uint8_t ttl{64};                         //!< IPv4 TTL (decremented per routed hop)
+    uint32_t srcIp{0};                       //!< IPv4 source (host order)
+    uint32_t dstIp{0};                       //!< IPv4 destination (host order)
+    uint16_t sport{0};                       //!< UDP source port (ECMP entropy)
+    uint16_t dport{4791};                    //!< UDP destination port
+    uint32_t destQp{0};                      //!< BTH destination QP (24 bits)
+    uint32_t psn{0};                         //!< BTH PSN (24 bits) / AETH-acked PSN for ACKs
+    uint32_t msn{0};                         //!< AETH MSN (24 bits)
+    uint32_t payload{0};                     //!< RDMA payload bytes carried
+    uint32_t frameBytes{0};       //!< Ethernet frame bytes incl. FCS (excl. preamble/IFG)
+    uint64_t rethVa{0};           //!< RETH virtual address (WRITE first/only, READ req)
+    uint32_t rethLen{0};          //!< RETH DMA length
+    uint64_t sendTimeNs{0};       //!< sender timestamp echoed for RTT (TIMELY/Swift)
+    uint16_t pfcClassEnable{0};   //!< PFC: class-enable vector
+    uint16_t pfcQuanta[8]{};      //!< PFC: pause time per priority (512-bit-time quanta)
     IntHop intStack[kMaxIntHops]; //!< INT stack (only intHops entries valid)
 };
 

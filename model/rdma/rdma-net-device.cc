@@ -211,6 +211,7 @@ RdmaNetDevice::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_wakeEvent.Cancel();
+    m_txEvent.Cancel(); // the event holds a raw pointer to this device
     for (auto& e : m_pauseEvent)
     {
         e.Cancel();
@@ -227,6 +228,9 @@ RdmaNetDevice::DoDispose()
     m_txHandler = TxHandler();
     m_dequeueHandler = DequeueHandler();
     m_source = nullptr;
+    // Release the sniffer callbacks: pcap files bound to them are closed (flushed) here.
+    m_snifferTrace = TracedCallback<Ptr<const Packet>>();
+    m_promiscSnifferTrace = TracedCallback<Ptr<const Packet>>();
     NetDevice::DoDispose();
 }
 
@@ -598,7 +602,7 @@ RdmaNetDevice::StartTransmit(RdmaQueuedFrame& f)
         RdmaQueuedFrame copy = f; // kept in m_current for the TxHandler
         m_channel->Transmit(std::move(copy), this, txTime);
     }
-    Simulator::Schedule(txTime, Ptr<EventImpl>(new TxCompleteEvent(this), false));
+    m_txEvent = Simulator::Schedule(txTime, Ptr<EventImpl>(new TxCompleteEvent(this), false));
 }
 
 void
@@ -940,6 +944,21 @@ RdmaNetDevice::EnablePcap(std::string prefix, Ptr<RdmaNetDevice> dev, bool expli
     Ptr<PcapFileWrapper> file = helper.CreateFile(filename, std::ios::out, PcapHelper::DLT_EN10MB);
     dev->TraceConnectWithoutContext("PromiscSniffer", MakeBoundCallback(&PcapSniffEvent, file));
     return file;
+}
+
+void
+RdmaPcapHelper::EnablePcapInternal(std::string prefix,
+                                   Ptr<NetDevice> nd,
+                                   bool /* promiscuous */,
+                                   bool explicitFilename)
+{
+    Ptr<RdmaNetDevice> dev = DynamicCast<RdmaNetDevice>(nd);
+    if (!dev)
+    {
+        NS_LOG_INFO("RdmaPcapHelper: skipping device of type " << nd->GetInstanceTypeId());
+        return;
+    }
+    RdmaNetDevice::EnablePcap(prefix, dev, explicitFilename);
 }
 
 // ------------------------------------------------------------------------- NetDevice API

@@ -10,6 +10,39 @@
  * Ownership: the node-level owner (RdmaSwitch on switches, RdmaHostStack on
  * hosts) installs an RxHandler, and on hosts a FrameSource that the device
  * polls for data frames whenever it could transmit.
+ *
+ * Semantics (implementation notes for the owners):
+ * - Selection order when the port is free: pending PFC frame (never paused) >
+ *   control priorities (attribute ControlPriorities, default 6 and 7; highest
+ *   first; subject to PFC pause like any priority) > data. Data: the frame
+ *   source and the data queues alternate (one frame each when both have one);
+ *   among data queues DWRR (DwrrQuantum x DataWeights[p] bytes per turn).
+ * - Serialization time = (frameBytes + 20) x 8 / rate, in Time steps; the
+ *   division remainder is carried to the next frame, so N back-to-back frames
+ *   take exactly floor(N x bits / rate). GetTxTime() returns the floor without
+ *   carry.
+ * - Events: one transmit-complete per frame (the next frame starts in the same
+ *   event) and one reception event per frame (RdmaChannel). The frame source is
+ *   polled at each transmit-complete and on NotifySourceReady(); nextTry is an
+ *   ABSOLUTE time; a single wake-up event is kept (an earlier nextTry replaces a
+ *   later one; times <= now are moved to now + 1 step).
+ * - Handlers: DequeueHandler(dev, frame&) runs just before serialization of a
+ *   queued or source frame (not PFC) and may change the meta (INT, ECN, and
+ *   frameBytes which then sets the tx time); TxHandler(dev, frame) at the end of
+ *   serialization (not PFC). Enqueue/Send calls made from inside handlers or
+ *   from DequeueFrame are safe: selection is re-run once, never nested.
+ * - PFC reaction: quanta q > 0 pauses for floor(q x 512 / rate) from the arrival
+ *   of the PFC frame; a later frame replaces the expiry (longer or shorter);
+ *   q = 0 resumes at once; the frame on the wire finishes. One timer per
+ *   priority, re-armed lazily (no pile-up). PFC frames are consumed (PfcRx,
+ *   PauseState traces), not passed to the RxHandler. SendPfc() coalesces calls
+ *   made before the pending PFC frame starts into one multi-class frame.
+ * - ReceiveErrorModel applies to every received frame (PFC included): dropped
+ *   frames are counted (GetDrops) and traced (Drop, DROP_RX_ERROR).
+ * - MAC address: SetAddress() value, else 02:nn:nn:nn:pp:pp from node id and
+ *   port index (used as the PFC source). RoCE frames carry the MACs chosen by
+ *   RoceFrame::Build (derived from the IPs by default).
+ * - Not supported: NetDevice::Send (returns false); cross-rank (MPI) channels.
  */
 
 #ifndef RDMA_NET_DEVICE_H
@@ -27,6 +60,7 @@
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
 #include "ns3/pcap-file-wrapper.h"
+#include "ns3/trace-helper.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -297,6 +331,7 @@ class RdmaNetDevice : public NetDevice
     bool m_dwrrTurn{false};     //!< DWRR: quantum already added for this turn
     int64_t m_deficit[8]{};     //!< DWRR deficits
     EventId m_wakeEvent;        //!< frame source wake-up
+    EventId m_txEvent;          //!< transmit-complete event
 
     // PFC reaction
     Time m_pauseUntil[8];    //!< expiry per priority
@@ -324,6 +359,25 @@ class RdmaNetDevice : public NetDevice
     TracedCallback<uint8_t, bool> m_pauseTrace;                  //!< PauseState
     TracedCallback<Ptr<const Packet>> m_snifferTrace;            //!< Sniffer
     TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace;     //!< PromiscSniffer
+};
+
+/**
+ * \ingroup astra-sim
+ * Pcap (DLT_EN10MB) for RdmaNetDevices with ns-3's usual EnablePcap overloads
+ * (device, container, node, EnablePcapAll). Devices of other types are skipped.
+ * Each file holds the frames the device sent and received (promiscuous or not).
+ */
+class RdmaPcapHelper : public PcapHelperForDevice
+{
+  public:
+    RdmaPcapHelper() = default;
+    ~RdmaPcapHelper() override = default;
+
+  private:
+    void EnablePcapInternal(std::string prefix,
+                            Ptr<NetDevice> nd,
+                            bool promiscuous,
+                            bool explicitFilename) override;
 };
 
 } // namespace ns3

@@ -31,6 +31,7 @@ RdmaQueuePair::DoDispose()
         m_cc = nullptr;
     }
     m_msgs.clear();
+    m_respJobs.clear();
     m_peer = nullptr;
     m_stack = nullptr;
     Object::DoDispose();

@@ -73,13 +73,18 @@ ToIndex(uint32_t psn, uint64_t refIdx, uint32_t base)
 /// Message kinds the requester can post.
 enum class RdmaMsgKind : uint8_t
 {
-    WRITE = 0, //!< RDMA WRITE (RETH on First/Only)
+    WRITE = 0, //!< RDMA WRITE (RETH on First/Only); completes at the responder on the last byte
     SEND = 1,  //!< SEND
-    // READ: the opcodes exist in RoceOpcode (READ_REQUEST, READ_RESP_*). A READ
-    // would be posted here as a 1-packet request carrying a RETH; the responder
-    // then streams READ responses on its own requester-side PSN space and the
-    // completion is at the requester when the last response byte arrives.
-    // Not implemented yet; there is deliberately no PostRead().
+    /**
+     * RDMA READ: one READ Request (RETH with the length) that consumes as many PSNs as
+     * response packets; the responder streams READ Response First/Middle/Last/Only (AETH
+     * on First/Last/Only) back on those PSNs, paced by its own QP's congestion control.
+     * The responses are the acknowledgement; a gap in them makes the requester re-issue
+     * the READ for the remainder (go-back-N), as does the RTO. Completion (both
+     * RxMessageComplete and TxMessageComplete) is at the requester when the last
+     * response byte arrives.
+     */
+    READ = 2,
 };
 
 /**
@@ -95,7 +100,8 @@ struct RdmaMessage
     uint64_t nPkts{0};                    //!< packets (>= 1; a 0-byte message is one empty packet)
     uint64_t startByte{0};                //!< byte offset of its first byte in the QP's stream
     Time postTime{0};                     //!< when posted
-    RdmaMsgKind kind{RdmaMsgKind::WRITE}; //!< WRITE or SEND
+    RdmaMsgKind kind{RdmaMsgKind::WRITE}; //!< WRITE, SEND or READ
+    uint64_t respRcvd{0};                 //!< READ: response packets received in order
 };
 
 /**
@@ -104,18 +110,19 @@ struct RdmaMessage
  */
 struct RdmaMessageInfo
 {
-    uint32_t srcHost{0};  //!< requester host index
-    uint32_t dstHost{0};  //!< responder host index
-    uint32_t srcQp{0};    //!< requester QP number
-    uint32_t dstQp{0};    //!< responder QP number
-    uint16_t sport{0};    //!< UDP source port
-    uint16_t dport{4791}; //!< UDP destination port
-    uint8_t priority{0};  //!< data priority
-    uint64_t msgId{0};    //!< per-QP message sequence number
-    uint64_t tag{0};      //!< user tag
-    uint64_t bytes{0};    //!< payload bytes
-    Time start{0};        //!< post time at the requester
-    Time end{0};          //!< completion time
+    uint32_t srcHost{0};                  //!< requester host index
+    uint32_t dstHost{0};                  //!< responder host index
+    uint32_t srcQp{0};                    //!< requester QP number
+    uint32_t dstQp{0};                    //!< responder QP number
+    uint16_t sport{0};                    //!< UDP source port
+    uint16_t dport{4791};                 //!< UDP destination port
+    uint8_t priority{0};                  //!< data priority
+    uint64_t msgId{0};                    //!< per-QP message sequence number
+    uint64_t tag{0};                      //!< user tag
+    uint64_t bytes{0};                    //!< payload bytes
+    Time start{0};                        //!< post time at the requester
+    Time end{0};                          //!< completion time
+    RdmaMsgKind kind{RdmaMsgKind::WRITE}; //!< READ: data flowed from dstHost to srcHost
 };
 
 /**
@@ -155,8 +162,17 @@ class RdmaQueuePair : public Object
 
     bool HasDataToSend() const
     {
-        return m_sndNxtPkt < m_postedPkts;
+        return m_sndNxtPkt < m_postedPkts || !m_respJobs.empty();
     }
+
+    /// Responder: READ responses still to send (PSN indices in the peer's space).
+    struct RespJob
+    {
+        uint64_t startIdx{0}; //!< first response index of this (re-)execution
+        uint64_t nextIdx{0};  //!< next response index to send
+        uint64_t endIdx{0};   //!< one past the last
+        uint64_t len{0};      //!< bytes of this (re-)execution
+    };
 
     // identity
     RdmaHostStack* m_stack{nullptr};
@@ -194,14 +210,18 @@ class RdmaQueuePair : public Object
     uint64_t m_timeouts{0};
 
     // responder
-    uint32_t m_rcvPsnBase{0};   //!< initial PSN of the peer's direction
-    uint64_t m_rcvNxtPkt{0};    //!< 64-bit index of the next expected packet
-    uint64_t m_rcvBytes{0};     //!< bytes accepted
-    uint64_t m_rcvMsgBytes{0};  //!< bytes of the message in progress
-    uint64_t m_rcvMsgs{0};      //!< messages completed (MSN)
-    uint32_t m_unackedPkts{0};  //!< accepted since the last ACK
-    uint64_t m_unackedBytes{0}; //!< bytes accepted since the last ACK
-    bool m_nakSent{false};      //!< a NAK for the current gap was sent
+    uint32_t m_rcvPsnBase{0};       //!< initial PSN of the peer's direction
+    uint64_t m_rcvNxtPkt{0};        //!< 64-bit index of the next expected packet
+    uint64_t m_rcvBytes{0};         //!< bytes accepted
+    uint64_t m_rcvMsgBytes{0};      //!< bytes of the message in progress
+    uint64_t m_rcvMsgs{0};          //!< messages completed (MSN)
+    uint32_t m_unackedPkts{0};      //!< accepted since the last ACK
+    uint64_t m_unackedBytes{0};     //!< bytes accepted since the last ACK
+    bool m_nakSent{false};          //!< a NAK for the current gap was sent
+    std::deque<RespJob> m_respJobs; //!< responder: READ responses to send
+    uint64_t m_ackHigh{0};          //!< requester: highest cumulative ACK index received
+    uint32_t m_pendingReads{0};     //!< requester: READ messages not yet completed
+    bool m_readGap{false};          //!< requester: READ re-issued for the current gap
     Time m_lastCnp{0};
     bool m_cnpEver{false};
 };

@@ -6,13 +6,9 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/pointer.h"
+#include "ns3/roce-header.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
-
-#if __has_include("ns3/roce-header.h")
-#include "ns3/roce-header.h"
-#define RDMA_SWITCH_HAVE_ROCE_FRAME 1
-#endif
 
 #include <iostream>
 #include <sstream>
@@ -205,7 +201,9 @@ RdmaSwitch::AddPort(Ptr<RdmaNetDevice> dev)
         NS_LOG_WARN(GetName() << " port " << idx
                               << ": no channel Delay known; headroom sized for zero delay");
     }
-    const uint32_t mmuIdx = m_mmu->AddPort(dev->GetDataRate(), delay);
+    const uint32_t mtuFrame =
+        dev->GetMtu() + RoceHeader::kEthBytes + RoceHeader::kFcsBytes + kEthernetWireOverhead;
+    const uint32_t mmuIdx = m_mmu->AddPort(dev->GetDataRate(), delay, mtuFrame);
     NS_ASSERT(mmuIdx == idx);
     m_ports.push_back(dev);
     m_ecn.push_back(RdmaEcnConfig{m_kmin, m_kmax, m_pmax});
@@ -346,10 +344,7 @@ RdmaSwitch::TxFromDevice(Ptr<RdmaNetDevice> dev, const RdmaQueuedFrame& frame)
 void
 RdmaSwitch::MarkCe(RdmaQueuedFrame& frame)
 {
-#ifdef RDMA_SWITCH_HAVE_ROCE_FRAME
-    RoceFrame::SetCe(frame.packet, frame.meta);
-#endif
-    frame.meta.ecn = 3;
+    RoceFrame::SetCe(frame.packet, frame.meta); // bytes (IPv4 ECN + checksum) and meta.ecn
 }
 
 void

@@ -52,10 +52,12 @@ SwitchMmu::GetTypeId()
                           MakeUintegerAccessor(&SwitchMmu::m_hysteresisBytes),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("MtuFrameBytes",
-                          "Largest frame on the wire incl. preamble/IFG (headroom sizing)",
-                          UintegerValue(1110),
+                          "Largest frame on the wire incl. preamble/IFG (headroom sizing, "
+                          "default hysteresis); 0 = the largest port MTU frame given to "
+                          "AddPort (RdmaSwitch: device Mtu + 18 + 4 + 20), else 1110",
+                          UintegerValue(0),
                           MakeUintegerAccessor(&SwitchMmu::m_mtuFrameBytes),
-                          MakeUintegerChecker<uint32_t>(64))
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("HeadroomBytes",
                           "Fixed headroom per lossless (port, priority); 0 = computed from each "
                           "port's link (2 x delay x rate + 2 x MTU frame + rate x ResponseTime). "
@@ -74,8 +76,9 @@ SwitchMmu::GetTypeId()
                           MakeBooleanAccessor(&SwitchMmu::m_pfcEnabled),
                           MakeBooleanChecker())
             .AddAttribute("LosslessPriorities",
-                          "Bit mask of lossless (PFC) priorities",
-                          UintegerValue(0xFF),
+                          "Bit mask of lossless (PFC) priorities (default: priority 3, the "
+                          "host stack's DataPriority; ACK/CNP priorities stay lossy)",
+                          UintegerValue(0x08),
                           MakeUintegerAccessor(&SwitchMmu::m_losslessMask),
                           MakeUintegerChecker<uint8_t>());
     return tid;
@@ -148,16 +151,42 @@ SwitchMmu::GetName() const
 }
 
 uint32_t
-SwitchMmu::AddPort(DataRate rate, Time delay)
+SwitchMmu::AddPort(DataRate rate, Time delay, uint32_t mtuFrameBytes)
 {
     Port p;
     p.rate = rate;
     p.delay = delay;
-    p.required = ComputeHeadroom(rate, delay, m_mtuFrameBytes, m_responseTime);
-    p.headroom = m_fixedHeadroom > 0 ? m_fixedHeadroom : p.required;
+    p.mtuFrame = mtuFrameBytes;
     m_ports.push_back(p);
     m_finalized = false;
+    SizePorts();
     return static_cast<uint32_t>(m_ports.size() - 1);
+}
+
+uint32_t
+SwitchMmu::GetMtuFrameBytes() const
+{
+    if (m_mtuFrameBytes > 0)
+    {
+        return m_mtuFrameBytes;
+    }
+    uint32_t m = 0;
+    for (const Port& p : m_ports)
+    {
+        m = std::max(m, p.mtuFrame);
+    }
+    return m > 0 ? m : 1110;
+}
+
+void
+SwitchMmu::SizePorts()
+{
+    const uint32_t mtu = GetMtuFrameBytes();
+    for (Port& p : m_ports)
+    {
+        p.required = ComputeHeadroom(p.rate, p.delay, mtu, m_responseTime);
+        p.headroom = m_fixedHeadroom > 0 ? m_fixedHeadroom : p.required;
+    }
 }
 
 uint32_t
@@ -169,6 +198,7 @@ SwitchMmu::GetNPorts() const
 std::string
 SwitchMmu::CheckConfiguration() const
 {
+    const_cast<SwitchMmu*>(this)->SizePorts(); // attributes may have changed since AddPort
     uint32_t nLossless = 0;
     for (uint8_t p = 0; p < kPrios; ++p)
     {
@@ -188,7 +218,7 @@ SwitchMmu::CheckConfiguration() const
         headroom += m_ports[i].headroom * nLossless;
     }
     const uint64_t reserved = uint64_t(m_reservedBytes) * kPrios * m_ports.size();
-    return CheckBuffer(m_name, m_bufferBytes, reserved, headroom, 2ULL * m_mtuFrameBytes);
+    return CheckBuffer(m_name, m_bufferBytes, reserved, headroom, 2ULL * GetMtuFrameBytes());
 }
 
 void
@@ -210,7 +240,17 @@ SwitchMmu::Finalize()
         used += uint64_t(m_reservedBytes) * kPrios + port.headroom * nLossless;
     }
     m_sharedPool = m_bufferBytes - used;
+    m_hystMtu = GetMtuFrameBytes();
     m_finalized = true;
+    const double pausePoint = m_alpha / (1 + m_alpha) * static_cast<double>(m_sharedPool);
+    if (nLossless > 0 && static_cast<double>(GetHysteresisBytes()) >= pausePoint)
+    {
+        NS_LOG_WARN(m_name << ": PFC hysteresis " << GetHysteresisBytes() << " B >= pause point "
+                           << pausePoint
+                           << " B of a single congested queue: ingress queues resume only "
+                              "when empty and links may idle (raise BufferSize or lower "
+                              "HysteresisBytes/MtuFrameBytes)");
+    }
     NS_LOG_INFO(m_name << ": " << m_ports.size() << " ports, shared pool " << m_sharedPool
                        << " B of " << m_bufferBytes << " B");
 }
@@ -409,7 +449,7 @@ SwitchMmu::GetReservedBytes() const
 uint64_t
 SwitchMmu::GetHysteresisBytes() const
 {
-    return m_hysteresisBytes > 0 ? m_hysteresisBytes : 2ULL * m_mtuFrameBytes;
+    return m_hysteresisBytes > 0 ? m_hysteresisBytes : 2ULL * m_hystMtu;
 }
 
 double

@@ -107,12 +107,16 @@ class SwitchMmu : public Object
 
     /**
      * Add a port. Its headroom is the fixed HeadroomBytes attribute if set,
-     * else ComputeHeadroom(rate, delay, MtuFrameBytes, ResponseTime).
+     * else ComputeHeadroom(rate, delay, GetMtuFrameBytes(), ResponseTime).
      * \param rate link rate
      * \param delay link propagation delay
+     * \param mtuFrameBytes largest frame the port carries, on the wire incl.
+     *        preamble/IFG (0 = unknown); used when the MtuFrameBytes attribute is 0
      * \return the port index
      */
-    uint32_t AddPort(DataRate rate, Time delay);
+    uint32_t AddPort(DataRate rate, Time delay, uint32_t mtuFrameBytes = 0);
+    /// \return MtuFrameBytes if set, else the largest port value, else 1110
+    uint32_t GetMtuFrameBytes() const;
     /// \return number of ports
     uint32_t GetNPorts() const;
 
@@ -185,11 +189,13 @@ class SwitchMmu : public Object
         uint64_t egressMax{0};                 //!< peak egressTotal
         uint64_t headroom{0};                  //!< headroom per lossless priority
         uint64_t required{0};                  //!< computed headroom requirement
+        uint32_t mtuFrame{0};                  //!< largest frame of the port (0: unknown)
         DataRate rate;                         //!< link rate
         Time delay;                            //!< link delay
     };
 
     bool CanResume(const IngressQ& q) const; //!< resume condition
+    void SizePorts();                        //!< compute each port's required/headroom
 
     std::vector<Port> m_ports; //!< ports
     std::string m_name;        //!< name for messages
@@ -207,6 +213,7 @@ class SwitchMmu : public Object
     bool m_pfcEnabled;          //!< PFC on/off
     uint8_t m_losslessMask;     //!< lossless priorities
 
+    uint64_t m_hystMtu{1110}; //!< MTU frame used by the default hysteresis (per packet)
     uint64_t m_sharedPool{0}; //!< shared pool size
     uint64_t m_sharedUsed{0}; //!< shared bytes in use
 };

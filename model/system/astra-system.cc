@@ -416,17 +416,7 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
     {
         std::ostringstream os;
         os << reqIn.group << '|';
-        const auto& first = c->phases.empty() ? nullptr : c->phases.front().peers;
-        // anchor: smallest NPU id of the whole collective membership
-        uint32_t anchor = m_npu;
-        for (const auto& ph : c->phases)
-        {
-            for (uint32_t x : *ph.peers)
-            {
-                anchor = std::min(anchor, x);
-            }
-        }
-        (void)first;
+        uint32_t anchor = c->anchor;
         os << anchor << '|';
         for (bool b : reqIn.involvedDim)
         {
@@ -614,6 +604,19 @@ AstraSystem::Plan(CollState& c, std::shared_ptr<const std::vector<uint32_t>> mem
         }
     }
 
+    // anchor: the smallest NPU of this collective instance (same on every member)
+    if (!regular || !world)
+    {
+        c.anchor = members->front();
+    }
+    else
+    {
+        c.anchor = m_npu;
+        for (uint32_t d : V)
+        {
+            c.anchor = m_ctx->WithCoord(c.anchor, d, coords[d].front());
+        }
+    }
     const CollType t = c.req.type;
     const PhaseOp op = OpOf(t);
     auto algoList = [&](PhaseOp o) -> const std::vector<AlgoSpec>& {
@@ -833,6 +836,8 @@ AstraSystem::Enqueue(Stream* s)
         nq = std::max<uint32_t>(1, nq / 2);
     }
     uint32_t q = ph.queueBase + s->chunk % nq;
+    s->queue = q;
+    s->queued = true;
     m_queues[q].waiting.push_back(s);
     Pump(q);
 }
@@ -855,6 +860,7 @@ AstraSystem::Pump(uint32_t q)
         qu.waiting.erase(qu.waiting.begin() + best);
         qu.active++;
         s->queue = q;
+        s->queued = false;
         StartPhase(s);
     }
 }
@@ -917,8 +923,11 @@ AstraSystem::StartStep(Stream* s)
         const PhaseDesc& ph = c->phases[s->phase];
         if (s->step >= s->steps)
         {
-            PhaseDone(s);
-            return;
+            if (s->sendsInFlight == 0 || m_ctx->GetParams().compat)
+            {
+                PhaseDone(s);
+            }
+            return; // else SendDone finishes the phase
         }
         CollectiveAlgorithm::GetStep(ph.algo,
                                      ph.op,
@@ -936,7 +945,17 @@ AstraSystem::StartStep(Stream* s)
         {
             msg.dst = (*ph.peers)[snd.peer];
             msg.bytes = snd.bytes;
-            m_ctx->Transmit(msg, nullptr);
+            msg.tag = MakeTag(c->id,
+                              s->chunk,
+                              s->phase,
+                              snd.tagStep >= 0 ? uint32_t(snd.tagStep) : s->step);
+            if (m_ctx->GetParams().compat)
+            {
+                m_ctx->Transmit(msg, nullptr); // compat streams do not wait for their sends
+                continue;
+            }
+            s->sendsInFlight++;
+            m_ctx->Transmit(msg, [this, s]() { SendDone(s); });
         }
         s->outstanding = m_scratch.recvs;
         s->reduce = m_scratch.reduce;
@@ -973,6 +992,18 @@ AstraSystem::OnRecv(Stream* s, uint32_t src, uint64_t bytes, uint64_t tag)
                       << s->coll->id << " chunk " << s->chunk << " phase " << s->phase << " step "
                       << s->step << " recv " << bytes << " B from " << src);
     Simulator::Schedule(ProcessingDelay(bytes, s->reduce), &AstraSystem::RecvProcessed, this, s);
+}
+
+void
+AstraSystem::SendDone(Stream* s)
+{
+    // compat: ASTRA-sim ends a stream after its last receive's processing, not waiting for
+    // its own sends (they were already counted by then); default: wait for them
+    if (--s->sendsInFlight == 0 && !s->custom && s->step >= s->steps &&
+        !m_ctx->GetParams().compat && s->phase < s->coll->phases.size())
+    {
+        PhaseDone(s);
+    }
 }
 
 void
@@ -1078,6 +1109,25 @@ AstraSystem::HandleCollMessage(const NetMessage& msg)
         return;
     }
     Stream* s = &c->streams[chunk];
+    if (s->queued && s->phase == phase)
+    {
+        // A peer already runs this chunk: admit it now even beyond the slot limit. NPUs may
+        // issue collectives in different orders; without this, per-NPU slot choices can
+        // wait on each other forever.
+        Queue& qu = m_queues[s->queue];
+        auto w = std::find(qu.waiting.begin(), qu.waiting.end(), s);
+        if (w != qu.waiting.end())
+        {
+            qu.waiting.erase(w);
+        }
+        qu.active++;
+        s->queued = false;
+        NS_LOG_DEBUG("NPU " << m_npu << " admits chunk " << chunk << " of collective " << coll
+                            << " on arrival from NPU " << msg.src);
+        s->early.push_back({phase, step, msg.src, msg.bytes, msg.tag});
+        StartPhase(s);
+        return;
+    }
     if (s->custom && s->phase == phase)
     {
         const auto& peers = *c->phases[phase].peers;

@@ -233,8 +233,10 @@ class AstraSystem : public Object
         uint32_t phase{0};
         uint32_t step{0};
         uint32_t steps{0};
-        uint32_t outstanding{0}; //!< receives (incl. processing) not yet done
+        uint32_t outstanding{0};   //!< receives (incl. processing) not yet done
+        uint32_t sendsInFlight{0}; //!< sends of this phase not yet acknowledged
         bool posted{false};
+        bool queued{false}; //!< waiting for a slot
         bool reduce{false};
         uint32_t queue{0};
         std::vector<EarlyMsg> early;
@@ -246,6 +248,7 @@ class AstraSystem : public Object
         uint32_t id{0};
         CollectiveRequest req;
         uint64_t localSeq{0};
+        uint32_t anchor{0}; //!< smallest member NPU (identifies the instance)
         std::vector<PhaseDesc> phases;
         std::vector<Stream> streams;
         uint32_t done{0};
@@ -268,6 +271,7 @@ class AstraSystem : public Object
     void StartStep(Stream* s);
     void OnRecv(Stream* s, uint32_t src, uint64_t bytes, uint64_t tag);
     void RecvProcessed(Stream* s);
+    void SendDone(Stream* s);
     void PhaseDone(Stream* s);
     void StreamDone(Stream* s);
     void HandleCollMessage(const NetMessage& msg);

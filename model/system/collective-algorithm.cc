@@ -293,7 +293,7 @@ CollectiveAlgorithm::NumSteps(const AlgoSpec& spec, PhaseOp op, uint32_t n, uint
         return op == PhaseOp::ALL_REDUCE ? 2 * l : l;
     }
     case AlgoKind::DOUBLE_BINARY_TREE:
-        return 3;
+        return 6; // tree 0 then tree 1: reduce up, exchange with parent, broadcast down
     }
     return 0;
 }
@@ -372,31 +372,30 @@ CollectiveAlgorithm::GetStep(const AlgoSpec& spec,
         return;
     }
     case AlgoKind::DOUBLE_BINARY_TREE: {
-        // tree 0: heap order on the index; tree 1: heap order on the mirrored index
+        // tree 0: heap order on the index; tree 1: heap order on the mirrored index. Each tree
+        // carries half of the data; the trees run one after the other so that a node that is
+        // interior in one tree and a leaf in the other never waits on both at once.
         uint64_t half = Div(bytes, 2);
-        for (uint32_t t = 0; t < 2; ++t)
+        const uint32_t t = k / 3;
+        const uint32_t sub = k % 3;
+        uint32_t i = t == 0 ? rank : n - 1 - rank;
+        auto member = [&](uint32_t idx) { return t == 0 ? idx : n - 1 - idx; };
+        for (uint32_t c = 2 * i + 1; c <= 2 * i + 2 && c < n; ++c)
         {
-            uint32_t i = t == 0 ? rank : n - 1 - rank;
-            auto member = [&](uint32_t idx) { return t == 0 ? idx : n - 1 - idx; };
-            uint32_t children = 0;
-            for (uint32_t c = 2 * i + 1; c <= 2 * i + 2 && c < n; ++c)
+            if (sub == 0)
             {
-                ++children;
-                if (k == 2)
-                {
-                    out.sends.push_back({member(c), half});
-                }
-            }
-            if (k == 0)
-            {
-                out.recvs += children;
+                out.recvs += 1;
                 out.reduce = true;
             }
-            else if (k == 1 && i != 0)
+            else if (sub == 2)
             {
-                out.sends.push_back({member((i - 1) / 2), half});
-                out.recvs += 1;
+                out.sends.push_back({member(c), half, int32_t(3 * t + 1)});
             }
+        }
+        if (sub == 1 && i != 0)
+        {
+            out.sends.push_back({member((i - 1) / 2), half, int32_t(3 * t)});
+            out.recvs = 1;
         }
         return;
     }

@@ -40,8 +40,9 @@ const char* PhaseOpName(PhaseOp op);
 /// One message of a step: peer index within the phase's member list, bytes.
 struct StepSend
 {
-    uint32_t peer{0};  //!< index into the phase's members
-    uint64_t bytes{0}; //!< payload
+    uint32_t peer{0};    //!< index into the phase's members
+    uint64_t bytes{0};   //!< payload
+    int32_t tagStep{-1}; //!< receiver's step that consumes it (-1: the sender's step)
 };
 
 /// One step of one NPU.

@@ -571,7 +571,7 @@ ToKind(int t, const std::string& file, uint64_t id)
 }
 
 void
-ConvertNode(const ChakraProtoMsg::Node& pn, WorkloadGraph& g)
+ConvertNode(const ChakraProtoMsg::Node& pn, WorkloadGraph& g, const ChakraReadOptions& opts)
 {
     WorkloadNode n;
     n.id = pn.id();
@@ -654,6 +654,10 @@ ConvertNode(const ChakraProtoMsg::Node& pn, WorkloadGraph& g)
             n.durationNs = static_cast<uint64_t>(r.Int(a, 0, kU64Max));
         }
     }
+    if (opts.durationMicrosAsCycles && n.durationNs == 0)
+    {
+        n.durationNs = n.durationMicros;
+    }
     if (n.kind == NodeKind::METADATA)
     {
         ReadGroupAttrs(g, n.id, pn.attr());
@@ -678,6 +682,19 @@ ReadChakraBuffer(const std::string& rawBytes,
     const std::string& b = gz ? unzipped : rawBytes;
     const std::string where = gz ? " (of the decompressed stream)" : "";
 
+    // count the messages first so that the node vector is allocated once
+    {
+        size_t p = 0;
+        size_t count = 0;
+        uint64_t len = 0;
+        while (p < b.size() && ReadVarint32(b, p, len) == VarintStatus::OK && len != 0 &&
+               len <= b.size() - p)
+        {
+            p += len;
+            ++count;
+        }
+        g.nodes.reserve(count);
+    }
     size_t pos = 0;
     bool first = true;
     ChakraProtoMsg::Node pn;
@@ -738,7 +755,7 @@ ReadChakraBuffer(const std::string& rawBytes,
                      " (" + std::to_string(len) + " bytes, after node #" +
                      std::to_string(g.nodes.size()) + ") is not a valid Chakra Node");
         }
-        ConvertNode(pn, g);
+        ConvertNode(pn, g, opts);
     }
     if (g.nodes.empty())
     {

@@ -30,6 +30,11 @@ struct ChakraReadOptions
     bool dropDanglingDataDeps{false};
     /// Check deps (dangling, cycles). Disable only for speed on trusted inputs.
     bool validate{true};
+    /// ASTRA-sim 2.0 compatibility: the reference simulator replays duration_micros as
+    /// cycles (1 cycle = 1 ns), and Chakra's text converter writes cycles into it. When true,
+    /// a node without a duration_ns attribute gets durationNs = duration_micros (so
+    /// GetDurationNs() returns the value as ns); durationMicros keeps the raw value.
+    bool durationMicrosAsCycles{false};
 };
 
 /**

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 namespace ns3
 {
@@ -17,6 +18,68 @@ NS_LOG_COMPONENT_DEFINE("AstraWorkloadGraph");
 
 namespace astra
 {
+
+namespace
+{
+
+/// Fast id -> position lookup for validation: a table when ids are dense, else a hash map.
+class IdLookup
+{
+  public:
+    explicit IdLookup(const std::vector<WorkloadNode>& nodes)
+    {
+        if (nodes.empty())
+        {
+            return;
+        }
+        uint64_t lo = nodes[0].id;
+        uint64_t hi = nodes[0].id;
+        for (const auto& n : nodes)
+        {
+            lo = std::min(lo, n.id);
+            hi = std::max(hi, n.id);
+        }
+        m_lo = lo;
+        if (hi - lo < 4 * static_cast<uint64_t>(nodes.size()) + 1024)
+        {
+            m_dense = true;
+            m_table.assign(hi - lo + 1, kNone);
+            for (uint32_t i = 0; i < nodes.size(); ++i)
+            {
+                m_table[nodes[i].id - lo] = i;
+            }
+        }
+        else
+        {
+            m_map.reserve(nodes.size());
+            for (uint32_t i = 0; i < nodes.size(); ++i)
+            {
+                m_map.emplace(nodes[i].id, i);
+            }
+        }
+    }
+
+    /// \return position of id, or kNone
+    uint32_t Find(uint64_t id) const
+    {
+        if (m_dense)
+        {
+            return id < m_lo || id - m_lo >= m_table.size() ? kNone : m_table[id - m_lo];
+        }
+        auto it = m_map.find(id);
+        return it == m_map.end() ? kNone : it->second;
+    }
+
+    static constexpr uint32_t kNone = 0xffffffffu; //!< not found
+
+  private:
+    bool m_dense{false};
+    uint64_t m_lo{0};
+    std::vector<uint32_t> m_table;
+    std::unordered_map<uint64_t, uint32_t> m_map;
+};
+
+} // namespace
 
 const char*
 CollTypeName(CollType t)
@@ -135,6 +198,7 @@ uint64_t
 WorkloadGraph::Validate(bool dropDanglingCtrl, bool dropDanglingData)
 {
     BuildIndex();
+    const IdLookup ids(nodes);
     uint64_t dropped = 0;
     for (auto& n : nodes)
     {
@@ -144,7 +208,7 @@ WorkloadGraph::Validate(bool dropDanglingCtrl, bool dropDanglingData)
             bool drop = kind == 0 ? dropDanglingData : dropDanglingCtrl;
             for (auto it = deps.begin(); it != deps.end();)
             {
-                if (index.count(*it) != 0)
+                if (ids.Find(*it) != IdLookup::kNone)
                 {
                     ++it;
                     continue;
@@ -177,6 +241,7 @@ std::vector<uint64_t>
 WorkloadGraph::TopologicalOrder() const
 {
     const size_t n = nodes.size();
+    const IdLookup ids(nodes);
     std::vector<uint32_t> pending(n, 0);
     std::vector<std::vector<uint32_t>> children(n);
     for (uint32_t i = 0; i < n; ++i)
@@ -185,12 +250,12 @@ WorkloadGraph::TopologicalOrder() const
         {
             for (uint64_t d : *deps)
             {
-                auto it = index.find(d);
-                if (it == index.end())
+                uint32_t pos = ids.Find(d);
+                if (pos == IdLookup::kNone)
                 {
                     continue; // dangling deps are reported by Validate()
                 }
-                children[it->second].push_back(i);
+                children[pos].push_back(i);
                 ++pending[i];
             }
         }
@@ -240,10 +305,10 @@ WorkloadGraph::TopologicalOrder() const
         {
             for (uint64_t d : *deps)
             {
-                auto it = index.find(d);
-                if (it != index.end() && pending[it->second] != 0)
+                uint32_t pos = ids.Find(d);
+                if (pos != IdLookup::kNone && pending[pos] != 0)
                 {
-                    next = it->second;
+                    next = pos;
                     break;
                 }
             }
