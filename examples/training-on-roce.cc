@@ -31,6 +31,7 @@
 #include "ns3/rdma-trace-writers.h"
 #include "ns3/roce-backend.h"
 #include "ns3/topology.h"
+#include "ns3/workload-loader.h"
 
 #include <chrono>
 #include <cstring>
@@ -153,6 +154,10 @@ main(int argc, char* argv[])
     std::string partition = "dim0-line";
     uint32_t systems = 1;
     bool pcap = false;
+    uint32_t textPasses = 1;
+    bool dropDangling = false;
+    bool hwLimits = false;
+    std::string remoteMemory;
     uint64_t queueSampleNs = 1000;
     double maxSimMs = 10000;
 
@@ -172,7 +177,9 @@ main(int argc, char* argv[])
     }
 
     CommandLine cmd(__FILE__);
-    cmd.AddValue("workload-configuration", "Chakra prefix (PREFIX.<rank>.et)", workload);
+    cmd.AddValue("workload-configuration",
+                 "Chakra prefix (PREFIX.<rank>.et) or a .txt text workload",
+                 workload);
     cmd.AddValue("comm-group-configuration", "communicator groups JSON (or 'empty')", commGroups);
     cmd.AddValue("system-configuration",
                  "ASTRA-sim system JSON (default: ring per dim, localBWAware, roofline)",
@@ -200,6 +207,14 @@ main(int argc, char* argv[])
                  partition);
     cmd.AddValue("systems", "number of ns-3 system ids (logical processes)", systems);
     cmd.AddValue("queue-sample-ns", "queue sampling interval (ns)", queueSampleNs);
+    cmd.AddValue("remote-memory-configuration", "remote memory JSON", remoteMemory);
+    cmd.AddValue("drop-dangling-ctrl-deps",
+                 "ignore control deps naming absent nodes",
+                 dropDangling);
+    cmd.AddValue("reference-hw-limits",
+                 "one COMP and one communication node at a time (ASTRA-sim's feeder)",
+                 hwLimits);
+    cmd.AddValue("text-passes", "training passes unrolled from a .txt workload", textPasses);
     cmd.AddValue("pcap", "write pcap files of every NIC and switch port", pcap);
     cmd.AddValue("max-sim-ms", "stop the simulation at this time (ms) if not finished", maxSimMs);
     cmd.Parse(argc, argv);
@@ -254,7 +269,11 @@ main(int argc, char* argv[])
         params.computeScale = computeScale;
 
         std::vector<std::shared_ptr<const WorkloadGraph>> graphs;
-        for (auto& g : ReadChakraPrefix(workload, npus, ChakraReadOptions{}))
+        // as astra-sim-runner: Chakra prefix or ASTRA-sim 1.0 text workload
+        WorkloadLoadOptions lopts;
+        lopts.text.numPasses = textPasses;
+        lopts.chakra.dropDanglingCtrlDeps = dropDangling;
+        for (auto& g : LoadWorkload(workload, npus, lopts))
         {
             graphs.push_back(std::make_shared<WorkloadGraph>(std::move(g)));
         }
@@ -272,6 +291,12 @@ main(int argc, char* argv[])
         AstraSimHelper helper;
         helper.SetContext(ctx);
         helper.SetWorkloads(graphs);
+        helper.SetAttribute("DropDanglingCtrlDeps", BooleanValue(dropDangling));
+        helper.SetAttribute("ReferenceHwLimits", BooleanValue(hwLimits));
+        if (!remoteMemory.empty())
+        {
+            helper.SetMemoryModel(AnalyticalRemoteMemory::FromFile(remoteMemory));
+        }
         ApplicationContainer ac = helper.Install(fabric.GetNpus());
         for (uint32_t i = 0; i < ac.GetN(); ++i)
         {

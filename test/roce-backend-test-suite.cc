@@ -24,6 +24,7 @@
 #include "ns3/rdma-node-info.h"
 #include "ns3/rdma-switch.h"
 #include "ns3/roce-backend.h"
+#include "ns3/roce-header.h"
 #include "ns3/simulator.h"
 #include "ns3/switch-mmu.h"
 #include "ns3/test.h"
@@ -76,6 +77,100 @@ Derated(const std::vector<DimensionSpec>& dims, double factor, uint32_t frameByt
     }
     return std::make_shared<Topology>(Topology::FromDimensions(d));
 }
+
+/**
+ * The flow-level backend with RC send completions: onDelivered as the flow
+ * backend reports it, onSent one ACK later (the reverse path's propagation
+ * plus one ACK frame's serialization per hop). The system layer completes a
+ * phase only when its sends are done, and RoCE's sender completion is the
+ * ACK, so this is the flow-level reference for runs through the system layer.
+ */
+class AckedFlowBackend : public NetworkBackend
+{
+  public:
+    /// \return the TypeId
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::astra::RoceTestAckedFlowBackend")
+                                .SetParent<NetworkBackend>()
+                                .SetGroupName("AstraSim");
+        return tid;
+    }
+
+    /// \param topo the topology
+    void Init(std::shared_ptr<const Topology> topo)
+    {
+        m_topo = topo;
+        m_flow = CreateObject<FlowBackend>();
+        m_flow->SetTopology(topo);
+        RdmaMeta ack;
+        ack.opcode = RoceOpcode::ACK;
+        m_ackWire = RoceFrame::GetFrameBytes(ack) + kEthernetWireOverhead;
+    }
+
+    void Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered) override
+    {
+        Time ack(0);
+        if (msg.src != msg.dst)
+        {
+            double ns = 0;
+            for (const auto& h : m_topo->Route(msg.dst, msg.src, msg.dim))
+            {
+                const TopoLink& l = m_topo->GetLinks()[h.link];
+                ns += l.latencyNs + m_ackWire / l.bytesPerNs;
+            }
+            ack = NanoSeconds(int64_t(ns + 0.5));
+        }
+        m_flow->Send(
+            msg,
+            [](const NetMessage&) {},
+            [onSent, onDelivered, ack](const NetMessage& m) {
+                if (onDelivered)
+                {
+                    onDelivered(m);
+                }
+                Simulator::Schedule(ack, [onSent, m]() {
+                    if (onSent)
+                    {
+                        onSent(m);
+                    }
+                });
+            });
+    }
+
+    uint32_t GetNpuCount() const override
+    {
+        return m_flow->GetNpuCount();
+    }
+
+    std::string GetName() const override
+    {
+        return "flow+ack";
+    }
+
+    uint64_t GetPendingMessages() const override
+    {
+        return m_flow->GetPendingMessages();
+    }
+
+    /// \return the wrapped flow backend
+    Ptr<FlowBackend> GetFlow() const
+    {
+        return m_flow;
+    }
+
+  protected:
+    void DoDispose() override
+    {
+        m_flow = nullptr;
+        NetworkBackend::DoDispose();
+    }
+
+  private:
+    std::shared_ptr<const Topology> m_topo;
+    Ptr<FlowBackend> m_flow;
+    uint32_t m_ackWire{0};
+};
 
 /// Fabric counters after a run.
 struct FabricCounts
@@ -175,7 +270,9 @@ RunWorkload(std::shared_ptr<const Topology> topo,
     }
     else
     {
-        backend = AstraSimHelper::CreateBackend(kind, topo, false);
+        Ptr<AckedFlowBackend> fb = CreateObject<AckedFlowBackend>();
+        fb->Init(topo);
+        backend = fb;
         nodes.Create(topo->GetNpuCount());
     }
     Ptr<SystemContext> ctx = CreateObject<SystemContext>();
@@ -215,7 +312,7 @@ RunWorkload(std::shared_ptr<const Topology> topo,
     }
     else
     {
-        Ptr<FlowBackend> fb = DynamicCast<FlowBackend>(backend);
+        Ptr<FlowBackend> fb = DynamicCast<AckedFlowBackend>(backend)->GetFlow();
         r.bytes = fb->GetDeliveredBytes();
         r.messages = fb->GetDeliveredMessages();
     }
