@@ -1,0 +1,155 @@
+/*
+ * AstraFabricHelper: builds the packet-level RoCE fabric (ns-3 nodes, RDMA
+ * NICs, switches, links, ECMP routes) from the same Topology description the
+ * analytical and flow-level backends use, so the three backends simulate one
+ * and the same network.
+ */
+
+#ifndef ASTRA_FABRIC_HELPER_H
+#define ASTRA_FABRIC_HELPER_H
+
+#include "ns3/data-rate.h"
+#include "ns3/node-container.h"
+#include "ns3/nstime.h"
+#include "ns3/rdma-helper.h"
+#include "ns3/rdma-net-device.h"
+#include "ns3/topology.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+namespace astra
+{
+
+/**
+ * \ingroup astra-sim
+ * Instantiates a Topology as a RoCE fabric.
+ *
+ * - one ns-3 Node per NPU, created first so that NPU id = host index =
+ *   index in GetNpus(); memory nodes follow as further hosts;
+ * - one Node (RdmaSwitch) per switch of the topology (one per line of every
+ *   Switch dimension);
+ * - one full-duplex RdmaNetDevice pair per topology link, rate
+ *   bytesPerNs x 8e9 bit/s (ASTRA-sim GB = 2^30 bytes, as in Topology) and
+ *   delay latencyNs. Links are connected in topology order (dimension by
+ *   dimension), so an NPU's ports are numbered by dimension: a port per
+ *   dimension link (two on a Ring of more than two NPUs, n-1 on a
+ *   FullyConnected line, one towards each Switch);
+ * - hosts with more than one port relay transit traffic
+ *   (RdmaHelper::EnableHostTransit), so switch-less dimensions and paths that
+ *   cross dimensions are routed through NPUs' NICs;
+ * - ECMP shortest-path routes (RdmaRoutingHelper) on every node;
+ * - if RoceBackend::GetEcnRateMap() is not empty (HPCC's KMIN/KMAX/PMAX maps),
+ *   every switch and forwarder port gets the thresholds of its line rate.
+ *
+ * Every node gets an ns-3 system id (for a later MPI run) from the partition
+ * policy: "none" (all 0), "round-robin" (NPU i -> i mod Systems), "block"
+ * (contiguous NPU ranges) or "dim0-line" (whole lines of dimension 0 kept
+ * together, lines dealt out in contiguous blocks). A switch gets the system id
+ * of the first NPU of its line. The sequential simulator ignores system ids.
+ *
+ * \code
+ * auto topo = std::make_shared<Topology>(Topology::FromFile("net.yml"));
+ * AstraFabricHelper fabric;
+ * fabric.GetRdmaHelper().SetSwitchAttribute("Kmin", UintegerValue(100000));
+ * fabric.Install(topo);
+ * Ptr<RoceBackend> backend = CreateObject<RoceBackend>();
+ * backend->SetFabric(topo, fabric.GetNpus());
+ * \endcode
+ */
+class AstraFabricHelper
+{
+  public:
+    AstraFabricHelper();
+
+    /// \return the RdmaHelper used to build (set device/switch/MMU/host attributes on it)
+    RdmaHelper& GetRdmaHelper();
+
+    /**
+     * Choose how nodes are assigned to ns-3 system ids (logical processes).
+     * \param policy "none", "round-robin", "block" or "dim0-line"
+     * \param systems number of logical processes (>= 1)
+     */
+    void SetPartition(const std::string& policy, uint32_t systems);
+
+    /// Enable (default) or disable transit forwarding on multi-port NPUs \param enable flag
+    void SetHostTransit(bool enable);
+
+    /**
+     * Build the fabric. Can be called once per helper.
+     * \param topo the topology (kept)
+     * \return the NPU nodes (index = NPU id)
+     */
+    NodeContainer Install(std::shared_ptr<const Topology> topo);
+
+    NodeContainer GetNpus() const;        //!< \return NPU nodes, index = NPU id
+    NodeContainer GetSwitches() const;    //!< \return switch nodes, in topology order
+    NodeContainer GetMemoryNodes() const; //!< \return memory nodes (hosts after the NPUs)
+    NodeContainer GetAllNodes() const;    //!< \return NPUs, memory nodes and switches
+    /// \return the ns-3 node of a topology node id
+    Ptr<Node> GetNode(uint32_t topoNode) const;
+    /// \return the topology
+    std::shared_ptr<const Topology> GetTopology() const;
+
+    /**
+     * Devices of a topology link.
+     * \param link topology link id
+     * \return devices at end a and at end b
+     */
+    std::pair<Ptr<RdmaNetDevice>, Ptr<RdmaNetDevice>> GetLinkDevices(uint32_t link) const;
+
+    /// \return system id assigned to a topology node \param topoNode topology node id
+    uint32_t GetSystemId(uint32_t topoNode) const;
+
+    /// \return ns-3 rate of a topology link (bytesPerNs x 8e9 bit/s) \param l the link
+    static DataRate LinkRate(const TopoLink& l);
+    /// \return ns-3 delay of a topology link (latencyNs, ps resolution) \param l the link
+    static Time LinkDelay(const TopoLink& l);
+
+    /**
+     * Wire bytes of an RDMA WRITE message of `bytes` payload bytes cut into
+     * packets of `mtu` payload bytes (headers, ICRC, FCS, preamble and IFG of
+     * every frame; the first carries a RETH).
+     * \param bytes message payload
+     * \param mtu payload per packet
+     * \return wire bytes
+     */
+    static uint64_t MessageWireBytes(uint64_t bytes, uint32_t mtu);
+
+    /**
+     * Wire bytes of the ACK frames the responder returns for such a message
+     * (one per ackInterval packets, and one at the message end). They travel
+     * the reverse path: on a Switch an NPU that sends and receives at once
+     * (all-to-all) carries them on its uplink beside its own data.
+     * \param bytes message payload
+     * \param mtu payload per packet
+     * \param ackInterval packets per ACK (RdmaHostStack::AckInterval)
+     * \return wire bytes of the ACKs
+     */
+    static uint64_t MessageAckWireBytes(uint64_t bytes, uint32_t mtu, uint32_t ackInterval = 1);
+
+  private:
+    uint32_t ComputeSystemId(uint32_t topoNode) const;
+    /// per-port ECN thresholds from RoceBackend::GetEcnRateMap() (HPCC's *_MAP keys)
+    void ApplyEcnRateMap();
+
+    RdmaHelper m_rdma;
+    std::string m_partition{"none"};
+    uint32_t m_systems{1};
+    bool m_transit{true};
+    std::shared_ptr<const Topology> m_topo;
+    NodeContainer m_npus;
+    NodeContainer m_switches;
+    NodeContainer m_memory;
+    std::vector<Ptr<Node>> m_byTopo;
+    std::vector<uint32_t> m_systemIds;
+    std::vector<std::pair<Ptr<RdmaNetDevice>, Ptr<RdmaNetDevice>>> m_linkDevs;
+};
+
+} // namespace astra
+} // namespace ns3
+
+#endif /* ASTRA_FABRIC_HELPER_H */
