@@ -3,7 +3,12 @@
  *
  *   astra-sim-runner --workload-configuration=PREFIX --system-configuration=sys.json \
  *       --network-configuration=net.yml [--remote-memory-configuration=mem.json] \
- *       [--comm-group-configuration=groups.json] [--backend=analytical|flow] [--compat=1]
+ *       [--comm-group-configuration=groups.json] [--backend=analytical|flow|roce] [--compat=1]
+ *       [--roce-config=roce.json|roce.yaml|config.txt] [--ns3::RdmaNetDevice::DataRate=...]
+ *
+ * With --backend=roce the topology is built as a real RoCEv2 fabric
+ * (AstraFabricHelper: NPU nodes with one NIC per dimension link, switches,
+ * PFC, ECN, DCQCN) and messages run as RDMA WRITEs on persistent QPs.
  *
  * Prints ASTRA-sim's `sys[i] finished, ...` line per NPU, a summary with a
  * per-collective table, and writes npus.csv, collectives.csv and
@@ -11,14 +16,16 @@
  * Exit status: 0 ok, 1 input error, 2 simulation did not complete (deadlock).
  */
 
+#include "ns3/astra-fabric-helper.h"
 #include "ns3/astra-paths.h"
 #include "ns3/astra-report.h"
 #include "ns3/astra-sim-helper.h"
 #include "ns3/chakra-reader.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
-#include "ns3/workload-loader.h"
+#include "ns3/roce-backend.h"
 #include "ns3/topology.h"
+#include "ns3/workload-loader.h"
 
 #include <chrono>
 #include <fstream>
@@ -83,8 +90,14 @@ ProgressTick()
     {
         all = all && a->IsFinished();
     }
-    // stop ticking when done, or when nothing else has happened for a while (deadlock)
-    if (!all && g_progress.idleTicks < 16)
+    // all NPUs done: stop (packet backends may still hold timers, e.g. DCQCN rate recovery)
+    if (all)
+    {
+        Simulator::Stop();
+        return;
+    }
+    // stop ticking when nothing else has happened for a while (deadlock)
+    if (g_progress.idleTicks < 16)
     {
         Simulator::Schedule(g_progress.interval, &ProgressTick);
     }
@@ -120,6 +133,27 @@ main(int argc, char* argv[])
     bool summary = true;
     double progressSec = 5;
     uint32_t textPasses = 1;
+    std::string roceConfig;
+
+    // --roce-config is applied before CommandLine::Parse so that --ns3::... values win
+    for (int i = 1; i < argc; ++i)
+    {
+        const std::string a = argv[i];
+        const std::string key = "--roce-config=";
+        if (a.compare(0, key.size(), key) == 0)
+        {
+            roceConfig = a.substr(key.size());
+            try
+            {
+                RoceBackend::ApplyConfigFile(roceConfig);
+            }
+            catch (const std::exception& e)
+            {
+                std::cerr << "error: " << e.what() << std::endl;
+                return 1;
+            }
+        }
+    }
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("workload-configuration",
@@ -136,7 +170,10 @@ main(int argc, char* argv[])
     cmd.AddValue("comm-scale", "multiplies communication sizes", commScale);
     cmd.AddValue("injection-scale", "multiplies the endpoint delay", injectionScale);
     cmd.AddValue("rendezvous-protocol", "rendezvous protocol (accepted, no effect)", rendezvous);
-    cmd.AddValue("backend", "network backend: analytical or flow", backendKind);
+    cmd.AddValue("backend", "network backend: analytical, flow or roce", backendKind);
+    cmd.AddValue("roce-config",
+                 "RoCE parameters (JSON/YAML attribute file or HPCC/SimAI config.txt)",
+                 roceConfig);
     cmd.AddValue("compat", "ASTRA-sim 2.0 compatible timing (1) or the default model (0)", compat);
     cmd.AddValue("drop-dangling-ctrl-deps",
                  "ignore control deps naming absent nodes",
@@ -159,6 +196,7 @@ main(int argc, char* argv[])
     Ptr<SystemContext> ctx;
     std::vector<Ptr<AstraSimApplication>> apps;
     NodeContainer nodes;
+    AstraFabricHelper fabric;
     try
     {
         auto topo = std::make_shared<Topology>(Topology::FromFile(network));
@@ -181,7 +219,20 @@ main(int argc, char* argv[])
             graphs.push_back(std::make_shared<WorkloadGraph>(std::move(g)));
         }
 
-        Ptr<NetworkBackend> backend = AstraSimHelper::CreateBackend(backendKind, topo, compat);
+        Ptr<NetworkBackend> backend;
+        if (backendKind == "roce")
+        {
+            fabric.Install(topo);
+            Ptr<RoceBackend> roce = CreateObject<RoceBackend>();
+            roce->SetFabric(topo, fabric.GetNpus());
+            backend = roce;
+            nodes = fabric.GetNpus();
+        }
+        else
+        {
+            backend = AstraSimHelper::CreateBackend(backendKind, topo, compat);
+            nodes.Create(npus);
+        }
         ctx = CreateObject<SystemContext>();
         ctx->Setup(backend, topo->GetDimensions(), params);
         ctx->SetCommGroups(AstraSimHelper::LoadCommGroups(commGroups));
@@ -195,7 +246,6 @@ main(int argc, char* argv[])
         {
             helper.SetMemoryModel(AnalyticalRemoteMemory::FromFile(remoteMemory));
         }
-        nodes.Create(npus);
         ApplicationContainer ac = helper.Install(nodes);
         for (uint32_t i = 0; i < ac.GetN(); ++i)
         {
