@@ -40,11 +40,11 @@ enum class TrafficClass : uint8_t
  */
 struct NetMessage
 {
-    uint32_t src{0};      //!< source NPU (or memory node) id
-    uint32_t dst{0};      //!< destination id
-    uint64_t bytes{0};    //!< payload bytes (64-bit)
-    uint64_t tag{0};      //!< opaque tag, kept end to end
-    int32_t dim{-1};      //!< network dimension to use; -1 = any (routed)
+    uint32_t src{0};                               //!< source NPU (or memory node) id
+    uint32_t dst{0};                               //!< destination id
+    uint64_t bytes{0};                             //!< payload bytes (64-bit)
+    uint64_t tag{0};                               //!< opaque tag, kept end to end
+    int32_t dim{-1};                               //!< network dimension to use; -1 = any (routed)
     TrafficClass tclass{TrafficClass::COLLECTIVE}; //!< traffic class
 };
 
@@ -75,7 +75,9 @@ class NetworkBackend : public Object
      * \param onSent invoked at the sender when the message completes there
      * \param onDelivered invoked when the last byte reached the receiver
      */
-    virtual void Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered) = 0;
+    virtual void Send(const NetMessage& msg,
+                      SentCallback onSent,
+                      DeliveredCallback onDelivered) = 0;
 
     /// \return the number of NPUs this backend connects
     virtual uint32_t GetNpuCount() const = 0;
