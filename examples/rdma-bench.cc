@@ -7,22 +7,30 @@
  *
  *   ./rdma-bench                         # both rates, 2 ms simulated each
  *   ./rdma-bench --rates=400 --simTime=5ms --cc=none
+ *
+ * Wall and CPU time cover Simulator::Run only. It also reports the per-flow goodput
+ * range and, for comparison, the max-min fair rates the flows' ECMP paths allow.
  */
 
 #include "ns3/command-line.h"
 #include "ns3/config.h"
 #include "ns3/dcqcn.h"
 #include "ns3/global-value.h"
+#include "ns3/rdma-channel.h"
+#include "ns3/rdma-forwarding-table.h"
 #include "ns3/rdma-host-stack.h"
 #include "ns3/rdma-net-device.h"
 #include "ns3/rdma-node-info.h"
+#include "ns3/rdma-switch.h"
 #include "ns3/rdma-topology-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <map>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -41,6 +49,112 @@ CpuSeconds()
            double(ru.ru_stime.tv_sec) + double(ru.ru_stime.tv_usec) * 1e-6;
 }
 
+/**
+ * ECMP placement of the permutation's flows: walk every flow's path through the
+ * switches' forwarding tables (the same hash the switches use), count flows per
+ * directed link and compute the max-min fair (water-filling) rate of each flow.
+ * This is the best any congestion control can do with these paths.
+ */
+struct EcmpReport
+{
+    double meanFairGbps{0}; //!< mean max-min fair rate per flow
+    double minFairGbps{0};  //!< slowest flow's fair rate
+    uint32_t maxFlowsOnLink{0};
+    uint32_t overloadedLinks{0}; //!< links whose flows demand more than the link
+};
+
+EcmpReport
+AnalyseEcmp(const std::vector<Ptr<RdmaQueuePair>>& qps, const RdmaTopology& t)
+{
+    std::map<RdmaNetDevice*, std::vector<uint32_t>> linkFlows; // egress device -> flows
+    std::vector<std::vector<RdmaNetDevice*>> paths(qps.size());
+    for (uint32_t f = 0; f < qps.size(); ++f)
+    {
+        Ptr<RdmaQueuePair> qp = qps[f];
+        Ptr<RdmaHostStack> src = t.hosts.Get(qp->GetLocalHost())->GetObject<RdmaHostStack>();
+        Ptr<RdmaHostStack> dst = t.hosts.Get(qp->GetRemoteHost())->GetObject<RdmaHostStack>();
+        RdmaMeta m;
+        m.srcIp = src->GetIpv4().Get();
+        m.dstIp = dst->GetIpv4().Get();
+        m.sport = qp->GetSport();
+        m.dport = 4791;
+        Ptr<RdmaNetDevice> dev = src->GetPort(qp->GetPortIndex());
+        for (uint32_t hop = 0; hop < 16 && dev; ++hop)
+        {
+            paths[f].push_back(PeekPointer(dev));
+            linkFlows[PeekPointer(dev)].push_back(f);
+            Ptr<RdmaNetDevice> peer = dev->GetRdmaChannel()->GetPeer(dev);
+            Ptr<RdmaSwitch> sw = peer->GetNode()->GetObject<RdmaSwitch>();
+            if (!sw)
+            {
+                break; // reached a host
+            }
+            dev = sw->GetPort(sw->GetForwardingTable()->SelectPort(m));
+        }
+    }
+    // water-filling
+    std::vector<double> rate(qps.size(), 0);
+    std::vector<bool> frozen(qps.size(), false);
+    std::map<RdmaNetDevice*, double> cap;
+    EcmpReport r;
+    const double hostBps =
+        double(t.hosts.Get(0)->GetObject<RdmaHostStack>()->GetPort(0)->GetDataRate().GetBitRate());
+    for (auto& [d, flows] : linkFlows)
+    {
+        cap[d] = double(d->GetDataRate().GetBitRate());
+        r.maxFlowsOnLink = std::max<uint32_t>(r.maxFlowsOnLink, flows.size());
+        if (double(flows.size()) * hostBps > cap[d])
+        {
+            ++r.overloadedLinks;
+        }
+    }
+    uint32_t left = qps.size();
+    while (left > 0)
+    {
+        double best = 1e300;
+        RdmaNetDevice* bottleneck = nullptr;
+        for (auto& [d, flows] : linkFlows)
+        {
+            uint32_t n = 0;
+            double used = 0;
+            for (uint32_t f : flows)
+            {
+                if (frozen[f])
+                {
+                    used += rate[f];
+                }
+                else
+                {
+                    ++n;
+                }
+            }
+            if (n > 0 && (cap[d] - used) / n < best)
+            {
+                best = (cap[d] - used) / n;
+                bottleneck = d;
+            }
+        }
+        for (uint32_t f : linkFlows[bottleneck])
+        {
+            if (!frozen[f])
+            {
+                frozen[f] = true;
+                rate[f] = best;
+                --left;
+            }
+        }
+    }
+    double sum = 0;
+    r.minFairGbps = 1e300;
+    for (double x : rate)
+    {
+        sum += x;
+        r.minFairGbps = std::min(r.minFairGbps, x / 1e9);
+    }
+    r.meanFairGbps = sum / rate.size() / 1e9;
+    return r;
+}
+
 struct BenchResult
 {
     double wallSeconds{0};
@@ -49,6 +163,9 @@ struct BenchResult
     uint64_t dataPacketHops{0};
     uint64_t events{0};
     double deliveredGbps{0};
+    double minFlowGbps{0};
+    double maxFlowGbps{0};
+    EcmpReport ecmp;
 };
 
 BenchResult
@@ -85,13 +202,14 @@ RunOnce(uint32_t gbps, Time simTime, uint32_t leaves, uint32_t hostsPerLeaf, uin
         qps.push_back(s->GetOrCreateQp(t.hostIndex[perm[i]]));
         s->PostWrite(qps.back(), uint64_t(1) << 40, i); // longer than the run
     }
+    BenchResult r;
+    r.ecmp = AnalyseEcmp(qps, t);
     Simulator::Stop(simTime);
     const uint64_t ev0 = Simulator::GetEventCount();
     const double c0 = CpuSeconds();
     auto w0 = std::chrono::steady_clock::now();
     Simulator::Run();
     auto w1 = std::chrono::steady_clock::now();
-    BenchResult r;
     r.cpuSeconds = CpuSeconds() - c0;
     r.wallSeconds = std::chrono::duration<double>(w1 - w0).count();
     r.events = Simulator::GetEventCount() - ev0;
@@ -105,6 +223,9 @@ RunOnce(uint32_t gbps, Time simTime, uint32_t leaves, uint32_t hostsPerLeaf, uin
     {
         Ptr<RdmaHostStack> s = t.hosts.Get(i)->GetObject<RdmaHostStack>();
         acked += qps[i]->GetSndUna();
+        const double g = double(qps[i]->GetSndUna()) * 8.0 / simTime.GetSeconds() / 1e9;
+        r.minFlowGbps = i == 0 ? g : std::min(r.minFlowGbps, g);
+        r.maxFlowGbps = std::max(r.maxFlowGbps, g);
         (void)s;
     }
     // data packet-hops: every data packet crosses hops(src, dst) links
@@ -126,7 +247,9 @@ main(int argc, char* argv[])
     std::string rates = "100,400";
     std::string simTime = "2ms";
     std::string cc = "dcqcn";
-    std::string scheduler = "ns3::HeapScheduler";
+    // Debian's ns-3 is built with logging: HeapScheduler pays ~70 NS_LOG checks per event
+    // (3x the instructions of the priority queue, see doc/benchmarks-fabric.rst).
+    std::string scheduler = "ns3::PriorityQueueScheduler";
     uint32_t ackInterval = 1;
     uint32_t leaves = 8;
     uint32_t hostsPerLeaf = 16;
@@ -165,9 +288,15 @@ main(int argc, char* argv[])
                   << r.packetHops / r.wallSeconds / 1e6 << " M/s wall, "
                   << r.packetHops / r.cpuSeconds / 1e6 << " M/s CPU)\n"
                   << "  data packets sent   : " << r.dataPacketHops << "\n"
-                  << "  events              : " << r.events << " (" << r.events / r.cpuSeconds / 1e6
-                  << " M/s CPU, " << double(r.events) / double(r.packetHops) << " per packet-hop)\n"
-                  << "  goodput per host    : " << r.deliveredGbps << " Gbps\n"
+                  << "  events              : " << r.events << " ("
+                  << r.events / r.wallSeconds / 1e6 << " M/s wall, "
+                  << r.events / r.cpuSeconds / 1e6 << " M/s CPU, "
+                  << double(r.events) / double(r.packetHops) << " per packet-hop)\n"
+                  << "  goodput per host    : " << r.deliveredGbps << " Gbps (min " << r.minFlowGbps
+                  << ", max " << r.maxFlowGbps << ")\n"
+                  << "  ECMP max-min fair   : " << r.ecmp.meanFairGbps << " Gbps mean, "
+                  << r.ecmp.minFairGbps << " min; up to " << r.ecmp.maxFlowsOnLink
+                  << " flows on a link, " << r.ecmp.overloadedLinks << " links overloaded\n"
                   << "  peak RSS            : " << ru.ru_maxrss / 1024 << " MB" << std::endl;
     }
     return 0;

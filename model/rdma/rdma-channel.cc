@@ -1,5 +1,7 @@
 #include "rdma-channel.h"
 
+#include "rdma-event-pool.h"
+
 #include "ns3/abort.h"
 #include "ns3/event-impl.h"
 #include "ns3/log.h"
@@ -18,6 +20,8 @@ namespace
 class RdmaRxEvent : public EventImpl
 {
   public:
+    RDMA_EVENT_POOLED(RdmaRxEvent)
+
     RdmaRxEvent(RdmaNetDevice* dev, RdmaQueuedFrame&& frame)
         : m_dev(dev),
           m_frame(std::move(frame))

@@ -2,6 +2,7 @@
 
 #include "pfc-header.h"
 #include "rdma-channel.h"
+#include "rdma-event-pool.h"
 #include "roce-header.h"
 
 #include "ns3/abort.h"
@@ -39,10 +40,12 @@ PcapSniffEvent(Ptr<PcapFileWrapper> file, Ptr<const Packet> p)
 }
 } // namespace
 
-/// Transmit-complete event without std::function (one small allocation per frame).
+/// Transmit-complete event without std::function (pooled: no malloc per frame).
 class RdmaNetDevice::TxCompleteEvent : public EventImpl
 {
   public:
+    RDMA_EVENT_POOLED(TxCompleteEvent)
+
     explicit TxCompleteEvent(RdmaNetDevice* dev)
         : m_dev(dev)
     {
