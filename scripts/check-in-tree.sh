@@ -49,10 +49,9 @@ export ASTRA_SIM_SHARED_DIR="$here/../shared"
 # 4. configure + build
 cd "$tree"
 modules="core;network;internet;point-to-point;applications;traffic-control;mpi;stats;bridge;flow-monitor;astra-sim"
-if [ ! -f cmake-cache/build.ninja ]; then
-  ./ns3 configure -G Ninja --build-profile=optimized --enable-mpi --enable-tests --enable-examples \
-    --enable-modules="$modules"
-fi
+# (re-)configure every time: cheap when cached, and it picks up new module files
+./ns3 configure -G Ninja --build-profile=optimized --enable-mpi --enable-tests --enable-examples \
+  --enable-modules="$modules"
 ./ns3 build
 
 # 5. the module's suites through test.py
