@@ -52,7 +52,7 @@ modules="core;network;internet;point-to-point;applications;traffic-control;mpi;s
 # (re-)configure every time: cheap when cached, and it picks up new module files
 ./ns3 configure -G Ninja --build-profile=optimized --enable-mpi --enable-tests --enable-examples \
   --enable-modules="$modules"
-./ns3 build
+./ns3 build -j "$(nproc)"
 
 # 5. the module's suites through test.py
 suites=$(grep -ho 'TestSuite("astra-sim[^"]*"' "$tree"/contrib/astra-sim/test/*.cc | sed 's/TestSuite("//; s/"//' | sort -u)
