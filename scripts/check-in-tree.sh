@@ -48,6 +48,10 @@ export ASTRA_SIM_SHARED_DIR="$here/../shared"
 
 # 4. configure + build
 cd "$tree"
+# ns-3 writes a stub <ns3/NAME.h> per module header once and never rewrites it: drop ours so that
+# moved or renamed headers are picked up
+find "$tree/contrib/astra-sim/model" "$tree/contrib/astra-sim/helper" -name '*.h' -printf '%f\n' |
+  while read -r h; do rm -f "$tree/build/include/ns3/$h"; done
 modules="core;network;internet;point-to-point;applications;traffic-control;mpi;stats;bridge;flow-monitor;astra-sim"
 # (re-)configure every time: cheap when cached, and it picks up new module files
 ./ns3 configure -G Ninja --build-profile=optimized --enable-mpi --enable-tests --enable-examples \
