@@ -45,6 +45,8 @@ void
 AnalyticalBackend::DoDispose()
 {
     m_topo.reset();
+    m_inFlight.clear();
+    m_freeSlots.clear();
     NetworkBackend::DoDispose();
 }
 
@@ -109,22 +111,53 @@ AnalyticalBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCal
     const Time t = GetMessageTime(msg);
     NS_LOG_FUNCTION(this << msg.src << msg.dst << msg.bytes << msg.dim << t);
     ++m_pending;
-    Simulator::Schedule(
-        t,
-        [this, msg, t, onSent = std::move(onSent), onDelivered = std::move(onDelivered)]() {
-            --m_pending;
-            ++m_delivered;
-            m_deliveredBytes += msg.bytes;
-            m_deliveredTrace(msg, t);
-            if (onSent)
-            {
-                onSent(msg);
-            }
-            if (onDelivered)
-            {
-                onDelivered(msg);
-            }
-        });
+    uint32_t slot;
+    if (m_freeSlots.empty())
+    {
+        slot = static_cast<uint32_t>(m_inFlight.size());
+        m_inFlight.emplace_back();
+    }
+    else
+    {
+        slot = m_freeSlots.back();
+        m_freeSlots.pop_back();
+    }
+    InFlight& f = m_inFlight[slot];
+    f.msg = msg;
+    f.t = t;
+    f.onSent = std::move(onSent);
+    f.onDeliv = std::move(onDelivered);
+    Simulator::Schedule(t, &AnalyticalBackend::Complete, this, slot);
+}
+
+void
+AnalyticalBackend::Complete(uint32_t slot)
+{
+    if (slot >= m_inFlight.size())
+    {
+        return; // disposed
+    }
+    // move out first: the callbacks may send (and reuse or grow the slot table)
+    InFlight& f = m_inFlight[slot];
+    const NetMessage msg = f.msg;
+    const Time t = f.t;
+    SentCallback onSent = std::move(f.onSent);
+    DeliveredCallback onDelivered = std::move(f.onDeliv);
+    f.onSent = nullptr;
+    f.onDeliv = nullptr;
+    m_freeSlots.push_back(slot);
+    --m_pending;
+    ++m_delivered;
+    m_deliveredBytes += msg.bytes;
+    m_deliveredTrace(msg, t);
+    if (onSent)
+    {
+        onSent(msg);
+    }
+    if (onDelivered)
+    {
+        onDelivered(msg);
+    }
 }
 
 uint32_t

@@ -80,12 +80,26 @@ class AnalyticalBackend : public NetworkBackend
     void DoDispose() override;
 
   private:
+    /// One message in flight: the scheduled event carries only its slot index.
+    struct InFlight
+    {
+        NetMessage msg;            //!< the message
+        Time t;                    //!< its network time
+        SentCallback onSent;       //!< sender's callback
+        DeliveredCallback onDeliv; //!< receiver's callback
+    };
+
+    /// Deliver the message in slot \p slot.
+    void Complete(uint32_t slot);
+
     std::shared_ptr<const Topology> m_topo;    //!< the network
     bool m_compat{false};                      //!< truncate like the reference
     uint64_t m_pending{0};                     //!< sent, not yet delivered
     uint64_t m_delivered{0};                   //!< delivered messages
     uint64_t m_deliveredBytes{0};              //!< delivered bytes
     mutable std::vector<Topology::Hop> m_hops; //!< route scratch buffer
+    std::vector<InFlight> m_inFlight;          //!< messages in flight, by slot
+    std::vector<uint32_t> m_freeSlots;         //!< reusable slots of m_inFlight
     /// Trace: message delivered (message, network time).
     TracedCallback<const NetMessage&, Time> m_deliveredTrace;
 };
