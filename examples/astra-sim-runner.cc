@@ -17,8 +17,8 @@
 #include "ns3/chakra-reader.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
-#include "ns3/workload-loader.h"
 #include "ns3/topology.h"
+#include "ns3/workload-loader.h"
 
 #include <chrono>
 #include <fstream>
@@ -121,6 +121,10 @@ main(int argc, char* argv[])
     double progressSec = 5;
     uint32_t textPasses = 1;
 
+    // a binary heap in a vector: fewer instructions and cache misses than the default
+    // MapScheduler with many pending events; event order (time, then insertion) is the
+    // same for every scheduler (override: --SchedulerType=...)
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
     CommandLine cmd(__FILE__);
     cmd.AddValue("workload-configuration",
                  "Chakra prefix (PREFIX.<rank>.et) or a .txt text workload",
