@@ -155,6 +155,10 @@ main(int argc, char* argv[])
         }
     }
 
+    // a binary heap in a vector: fewer instructions and cache misses than the default
+    // MapScheduler with many pending events; event order (time, then insertion) is the
+    // same for every scheduler (override: --SchedulerType=...)
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
     CommandLine cmd(__FILE__);
     cmd.AddValue("workload-configuration",
                  "Chakra prefix (PREFIX.<rank>.et) or a .txt text workload",

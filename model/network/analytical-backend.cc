@@ -14,6 +14,13 @@ namespace astra
 {
 
 NS_LOG_COMPONENT_DEFINE("AstraAnalyticalBackend");
+
+namespace
+{
+/// route cache entries kept at most (all-to-all on many NPUs would otherwise grow it as N^2)
+constexpr size_t kRouteCacheMax = 1 << 20;
+} // namespace
+
 NS_OBJECT_ENSURE_REGISTERED(AnalyticalBackend);
 
 TypeId
@@ -45,6 +52,9 @@ void
 AnalyticalBackend::DoDispose()
 {
     m_topo.reset();
+    m_inFlight.clear();
+    m_freeSlots.clear();
+    m_routeCache.clear();
     NetworkBackend::DoDispose();
 }
 
@@ -52,12 +62,14 @@ void
 AnalyticalBackend::SetTopology(const Topology& topo)
 {
     m_topo = std::make_shared<const Topology>(topo);
+    m_routeCache.clear();
 }
 
 void
 AnalyticalBackend::SetTopology(std::shared_ptr<const Topology> topo)
 {
     m_topo = std::move(topo);
+    m_routeCache.clear();
 }
 
 std::shared_ptr<const Topology>
@@ -84,20 +96,31 @@ AnalyticalBackend::GetMessageTime(const NetMessage& msg) const
     {
         return Time(0);
     }
-    m_hops.clear();
-    m_topo->AppendRoute(msg.src, msg.dst, msg.dim, m_hops);
-    const auto& links = m_topo->GetLinks();
-    double latency = 0;
-    double minRate = 0;
-    for (const auto& h : m_hops)
+    const uint64_t key = (uint64_t(msg.src) << 32) | msg.dst;
+    auto it = m_routeCache.find(key);
+    if (it == m_routeCache.end() || it->second.dim != msg.dim)
     {
-        const auto& l = links[h.link];
-        latency += l.latencyNs;
-        if (minRate == 0 || l.bytesPerNs < minRate)
+        m_hops.clear();
+        m_topo->AppendRoute(msg.src, msg.dst, msg.dim, m_hops); // throws for a bad route
+        const auto& links = m_topo->GetLinks();
+        RouteCost rc{msg.dim, 0.0, 0.0};
+        for (const auto& h : m_hops)
         {
-            minRate = l.bytesPerNs;
+            const auto& l = links[h.link];
+            rc.latency += l.latencyNs;
+            if (rc.minRate == 0 || l.bytesPerNs < rc.minRate)
+            {
+                rc.minRate = l.bytesPerNs;
+            }
         }
+        if (m_routeCache.size() >= kRouteCacheMax)
+        {
+            m_routeCache.clear();
+        }
+        it = m_routeCache.insert_or_assign(key, rc).first;
     }
+    const double latency = it->second.latency;
+    const double minRate = it->second.minRate;
     const double t = latency + (minRate > 0 ? double(msg.bytes) / minRate : 0.0);
     const double ns = m_compat ? std::trunc(t) : std::round(t);
     return NanoSeconds(static_cast<int64_t>(ns));
@@ -109,22 +132,53 @@ AnalyticalBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCal
     const Time t = GetMessageTime(msg);
     NS_LOG_FUNCTION(this << msg.src << msg.dst << msg.bytes << msg.dim << t);
     ++m_pending;
-    Simulator::Schedule(
-        t,
-        [this, msg, t, onSent = std::move(onSent), onDelivered = std::move(onDelivered)]() {
-            --m_pending;
-            ++m_delivered;
-            m_deliveredBytes += msg.bytes;
-            m_deliveredTrace(msg, t);
-            if (onSent)
-            {
-                onSent(msg);
-            }
-            if (onDelivered)
-            {
-                onDelivered(msg);
-            }
-        });
+    uint32_t slot;
+    if (m_freeSlots.empty())
+    {
+        slot = static_cast<uint32_t>(m_inFlight.size());
+        m_inFlight.emplace_back();
+    }
+    else
+    {
+        slot = m_freeSlots.back();
+        m_freeSlots.pop_back();
+    }
+    InFlight& f = m_inFlight[slot];
+    f.msg = msg;
+    f.t = t;
+    f.onSent = std::move(onSent);
+    f.onDeliv = std::move(onDelivered);
+    Simulator::Schedule(t, &AnalyticalBackend::Complete, this, slot);
+}
+
+void
+AnalyticalBackend::Complete(uint32_t slot)
+{
+    if (slot >= m_inFlight.size())
+    {
+        return; // disposed
+    }
+    // move out first: the callbacks may send (and reuse or grow the slot table)
+    InFlight& f = m_inFlight[slot];
+    const NetMessage msg = f.msg;
+    const Time t = f.t;
+    SentCallback onSent = std::move(f.onSent);
+    DeliveredCallback onDelivered = std::move(f.onDeliv);
+    f.onSent = nullptr;
+    f.onDeliv = nullptr;
+    m_freeSlots.push_back(slot);
+    --m_pending;
+    ++m_delivered;
+    m_deliveredBytes += msg.bytes;
+    m_deliveredTrace(msg, t);
+    if (onSent)
+    {
+        onSent(msg);
+    }
+    if (onDelivered)
+    {
+        onDelivered(msg);
+    }
 }
 
 uint32_t

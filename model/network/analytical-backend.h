@@ -13,6 +13,7 @@
 #include "ns3/traced-callback.h"
 
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -80,12 +81,36 @@ class AnalyticalBackend : public NetworkBackend
     void DoDispose() override;
 
   private:
+    /// One message in flight: the scheduled event carries only its slot index.
+    struct InFlight
+    {
+        NetMessage msg;            //!< the message
+        Time t;                    //!< its network time
+        SentCallback onSent;       //!< sender's callback
+        DeliveredCallback onDeliv; //!< receiver's callback
+    };
+
+    /// Deliver the message in slot \p slot.
+    void Complete(uint32_t slot);
+
+    /// Route cost of one (src, dst) pair for one dimension argument.
+    struct RouteCost
+    {
+        int32_t dim;    //!< the message's dim argument it was computed for
+        double latency; //!< sum of the hop latencies (ns)
+        double minRate; //!< slowest hop (bytes/ns; 0 = no hops)
+    };
+
     std::shared_ptr<const Topology> m_topo;    //!< the network
     bool m_compat{false};                      //!< truncate like the reference
     uint64_t m_pending{0};                     //!< sent, not yet delivered
     uint64_t m_delivered{0};                   //!< delivered messages
     uint64_t m_deliveredBytes{0};              //!< delivered bytes
     mutable std::vector<Topology::Hop> m_hops; //!< route scratch buffer
+    std::vector<InFlight> m_inFlight;          //!< messages in flight, by slot
+    std::vector<uint32_t> m_freeSlots;         //!< reusable slots of m_inFlight
+    /// route costs by (src << 32 | dst); bounded, cleared when full or on a new topology
+    mutable std::unordered_map<uint64_t, RouteCost> m_routeCache;
     /// Trace: message delivered (message, network time).
     TracedCallback<const NetMessage&, Time> m_deliveredTrace;
 };

@@ -78,6 +78,8 @@ FlowBackend::DoDispose()
     m_flows.clear();
     m_hot.clear();
     m_links.clear();
+    m_drained.clear();
+    m_freeDrained.clear();
     m_topo.reset();
     NetworkBackend::DoDispose();
 }
@@ -536,21 +538,51 @@ FlowBackend::OnCompletion()
         m_freeFlows.push_back(p.flow);
         const int64_t deliverAt =
             std::max(nowI, static_cast<int64_t>(std::llround(f.finishNs + f.latencyNs)));
-        Simulator::Schedule(
-            NanoSeconds(deliverAt - nowI),
-            [this,
-             msg = f.msg,
-             sendNs = f.sendNs,
-             onSent = std::move(f.onSent),
-             onDelivered = std::move(f.onDelivered)]() {
-                m_deliveredTrace(msg, NanoSeconds(Simulator::Now().GetNanoSeconds() - sendNs));
-                Deliver(msg, onSent, onDelivered);
-            });
+        uint32_t slot;
+        if (m_freeDrained.empty())
+        {
+            slot = static_cast<uint32_t>(m_drained.size());
+            m_drained.emplace_back();
+        }
+        else
+        {
+            slot = m_freeDrained.back();
+            m_freeDrained.pop_back();
+        }
+        Drained& d = m_drained[slot];
+        d.msg = f.msg;
+        d.sendNs = f.sendNs;
+        d.onSent = std::move(f.onSent);
+        d.onDelivered = std::move(f.onDelivered);
         f.onSent = nullptr;
         f.onDelivered = nullptr;
+        Simulator::Schedule(NanoSeconds(deliverAt - nowI),
+                            &FlowBackend::DeliverDrained,
+                            this,
+                            slot);
     }
     MaybeRecompute();
     Reschedule();
+}
+
+void
+FlowBackend::DeliverDrained(uint32_t slot)
+{
+    if (slot >= m_drained.size())
+    {
+        return; // disposed
+    }
+    // move out first: the callbacks may send (and reuse or grow the slot table)
+    Drained& d = m_drained[slot];
+    const NetMessage msg = d.msg;
+    const int64_t sendNs = d.sendNs;
+    SentCallback onSent = std::move(d.onSent);
+    DeliveredCallback onDelivered = std::move(d.onDelivered);
+    d.onSent = nullptr;
+    d.onDelivered = nullptr;
+    m_freeDrained.push_back(slot);
+    m_deliveredTrace(msg, NanoSeconds(Simulator::Now().GetNanoSeconds() - sendNs));
+    Deliver(msg, onSent, onDelivered);
 }
 
 // ------------------------------------------------------------ accessors

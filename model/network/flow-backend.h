@@ -203,6 +203,8 @@ class FlowBackend : public NetworkBackend
     bool MaybeRecompute();
     void Recompute();
     void OnCompletion();
+    /// Deliver the drained message parked in slot \p slot of m_drained.
+    void DeliverDrained(uint32_t slot);
     void Reschedule();
     void CleanHeap();
 
@@ -219,7 +221,19 @@ class FlowBackend : public NetworkBackend
     std::vector<Flow> m_flows;         //!< flow slots
     std::vector<FlowHot> m_hot;        //!< hot part of each flow slot
     std::vector<uint32_t> m_freeFlows; //!< free slots
-    uint64_t m_activeFlows{0};         //!< slots in use
+
+    /// A drained flow's message waiting out its propagation latency (the event carries the slot).
+    struct Drained
+    {
+        NetMessage msg;                //!< the message
+        int64_t sendNs{0};             //!< Send() time
+        SentCallback onSent;           //!< sender callback
+        DeliveredCallback onDelivered; //!< receiver callback
+    };
+
+    std::vector<Drained> m_drained;      //!< drained messages, by slot
+    std::vector<uint32_t> m_freeDrained; //!< reusable slots of m_drained
+    uint64_t m_activeFlows{0};           //!< slots in use
     std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> m_heap; //!< drains
     EventId m_completionEvent;         //!< the earliest drain
     int64_t m_completionAtNs{-1};      //!< when m_completionEvent fires

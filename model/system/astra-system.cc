@@ -36,6 +36,21 @@ DecodeTag(uint64_t tag, uint32_t& coll, uint32_t& chunk, uint32_t& phase, uint32
     coll = static_cast<uint32_t>(tag >> (kStepBits + kPhaseBits + kChunkBits));
 }
 
+/**
+ * \return Time::FromDouble(ns, Time::NS) without the 128-bit conversion when the
+ * resolution is ns: the int64x64 value of a double is exact and Time rounds it half
+ * away from zero, which is std::round. Other resolutions take the general path.
+ */
+Time
+NsToTime(double ns)
+{
+    if (Time::GetResolution() == Time::NS && ns >= 0 && ns < 9.0e15)
+    {
+        return NanoSeconds(static_cast<int64_t>(std::round(ns)));
+    }
+    return Time::FromDouble(ns, Time::NS);
+}
+
 PhaseOp
 OpOf(CollType t)
 {
@@ -285,22 +300,25 @@ SystemContext::Record(uint32_t id)
 void
 SystemContext::Transmit(const NetMessage& msg, std::function<void()> onSent)
 {
+    NetworkBackend::SentCallback cb;
+    if (onSent)
+    {
+        cb = [onSent = std::move(onSent)](const NetMessage&) { onSent(); };
+    }
+    TransmitMsg(msg, std::move(cb));
+}
+
+void
+SystemContext::TransmitMsg(const NetMessage& msg, NetworkBackend::SentCallback onSent)
+{
     ++m_sent;
     m_sentTrace(msg);
-    m_backend->Send(
-        msg,
-        [onSent](const NetMessage&) {
-            if (onSent)
-            {
-                onSent();
-            }
-        },
-        [this](const NetMessage& m) {
-            if (m.dst < m_systems.size())
-            {
-                m_systems[m.dst]->Deliver(m);
-            }
-        });
+    m_backend->Send(msg, std::move(onSent), [this](const NetMessage& m) {
+        if (m.dst < m_systems.size())
+        {
+            m_systems[m.dst]->Deliver(m);
+        }
+    });
 }
 
 uint64_t
@@ -926,7 +944,7 @@ AstraSystem::ProcessingDelay(uint64_t bytes, bool reduce) const
     {
         ns += double(bytes) / p.localMemBwGBps;
     }
-    return Time::FromDouble(ns, Time::NS);
+    return NsToTime(ns);
 }
 
 void
@@ -993,11 +1011,11 @@ AstraSystem::StartStep(Stream* s)
                               snd.tagStep >= 0 ? uint32_t(snd.tagStep) : s->step);
             if (m_ctx->GetParams().compat)
             {
-                m_ctx->Transmit(msg, nullptr); // compat streams do not wait for their sends
+                m_ctx->TransmitMsg(msg, nullptr); // compat streams do not wait for their sends
                 continue;
             }
             s->sendsInFlight++;
-            m_ctx->Transmit(msg, [this, s]() { SendDone(s); });
+            m_ctx->TransmitMsg(msg, [this, s](const NetMessage&) { SendDone(s); });
         }
         s->outstanding = m_scratch.recvs;
         s->reduce = m_scratch.reduce;

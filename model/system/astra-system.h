@@ -115,6 +115,8 @@ class SystemContext : public Object
 
     /// Hand a message to the backend; delivery is dispatched to the destination system.
     void Transmit(const NetMessage& msg, std::function<void()> onSent);
+    /// As Transmit, with the backend's callback type (no extra wrapping per message).
+    void TransmitMsg(const NetMessage& msg, NetworkBackend::SentCallback onSent);
 
     /// \internal registry: \return global id of (key), creating a record
     uint32_t RegisterCollective(const std::string& key, bool& created);
