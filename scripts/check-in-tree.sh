@@ -52,7 +52,8 @@ cd "$tree"
 # moved or renamed headers are picked up
 find "$tree/contrib/astra-sim/model" "$tree/contrib/astra-sim/helper" -name '*.h' -printf '%f\n' |
   while read -r h; do rm -f "$tree/build/include/ns3/$h"; done
-modules="core;network;internet;point-to-point;applications;traffic-control;mpi;stats;bridge;flow-monitor;astra-sim"
+# csma: ns-3.37's own src/test (ns3tcp suites) links CsmaHelper
+modules="core;network;internet;point-to-point;applications;traffic-control;mpi;stats;bridge;flow-monitor;csma;astra-sim"
 # (re-)configure every time: cheap when cached, and it picks up new module files
 ./ns3 configure -G Ninja --build-profile=optimized --enable-mpi --enable-tests --enable-examples \
   --enable-modules="$modules"
