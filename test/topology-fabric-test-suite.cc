@@ -200,6 +200,29 @@ class SwitchedFabricTest : public TestCase
             Simulator::Destroy();
         }
         {
+            // a memory node on spine 1 of an 8-host Clos: a host after the NPUs, 3 hops away
+            auto topo = std::make_shared<Topology>(
+                Topology::FromDimensions({ClosDimension(8, 4, 2, 50, 1000, 50, 2000)}));
+            const uint32_t spine1 = topo->GetDimensionSwitches(0, SwitchTier::SPINE)[1];
+            const uint32_t mem = topo->AttachMemoryNode(spine1, 100, 500);
+            NS_TEST_ASSERT_MSG_EQ(mem, 8 + 4, "memory node after the switches");
+            NS_TEST_ASSERT_MSG_EQ((int)topo->GetNodeKind(mem), (int)TopoNodeKind::MEMORY, "kind");
+            NS_TEST_ASSERT_MSG_EQ(topo->Route(0, 7).size(), 4, "NPU routes unchanged");
+            AstraFabricHelper fabric;
+            fabric.SetPartition("block", 2);
+            NodeContainer npus = fabric.Install(topo);
+            NS_TEST_ASSERT_MSG_EQ(fabric.GetMemoryNodes().GetN(), 1, "one memory node");
+            Ptr<Node> m = fabric.GetMemoryNodes().Get(0);
+            NS_TEST_ASSERT_MSG_EQ(m->GetObject<RdmaHostStack>()->GetHostIndex(), 8, "host 8");
+            NS_TEST_ASSERT_MSG_EQ(RdmaRoutingHelper::GetHops(npus.Get(6), 8), 3, "NPU-leaf-spine");
+            NS_TEST_ASSERT_MSG_EQ(RdmaRoutingHelper::GetHops(m, 0), 3, "and back");
+            // spine 1 (node 11) anchors on leaf 11 % 2 = 1 (NPUs 4..7: system 1); memory follows
+            NS_TEST_ASSERT_MSG_EQ(fabric.GetSystemId(spine1), 1, "spine 1 on system 1");
+            NS_TEST_ASSERT_MSG_EQ(fabric.GetSystemId(mem), 1, "memory node with its spine");
+            NS_TEST_ASSERT_MSG_EQ(fabric.GetSystemId(spine1 - 1), 0, "spine 0 on system 0");
+            Simulator::Destroy();
+        }
+        {
             // fat-tree k = 4
             auto topo = std::make_shared<Topology>(
                 Topology::FromDimensions({FatTreeDimension(4, 50, 100)}));
