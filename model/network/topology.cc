@@ -1339,19 +1339,25 @@ Topology::AppendDimHops(uint32_t d, uint32_t line, uint32_t cs, uint32_t cd, std
             hops.push_back({static_cast<uint32_t>(first), uint8_t(cs == 0 ? 0 : 1)});
             return;
         }
-        const uint32_t fwd = (cd + n - cs) % n;
+        // link c joins c and c + 1 (mod n); no division per hop
+        const uint32_t fwd = cd >= cs ? cd - cs : cd + n - cs;
+        const size_t at = hops.size();
         if (fwd <= n - fwd)
         {
-            for (uint32_t k = 0, c = cs; k < fwd; ++k, c = (c + 1) % n)
+            hops.resize(at + fwd);
+            for (uint32_t k = 0, c = cs; k < fwd; ++k)
             {
-                hops.push_back({static_cast<uint32_t>(first + c), 0});
+                hops[at + k] = {static_cast<uint32_t>(first + c), 0};
+                c = c + 1 == n ? 0 : c + 1;
             }
         }
         else
         {
-            for (uint32_t k = 0, c = cs; k < n - fwd; ++k, c = (c + n - 1) % n)
+            hops.resize(at + (n - fwd));
+            for (uint32_t k = 0, c = cs; k < n - fwd; ++k)
             {
-                hops.push_back({static_cast<uint32_t>(first + (c + n - 1) % n), 1});
+                c = c == 0 ? n - 1 : c - 1; // link c joins c and c + 1
+                hops[at + k] = {static_cast<uint32_t>(first + c), 1};
             }
         }
         return;
