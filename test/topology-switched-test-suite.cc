@@ -103,7 +103,8 @@ class ClosShapeTest : public TestCase
 {
   public:
     ClosShapeTest()
-        : TestCase("Clos: 128 hosts, 8 leaves x 16, 8 spines: counts, 2:1, hops 2 and 4, ECMP spread")
+        : TestCase(
+              "Clos: 128 hosts, 8 leaves x 16, 8 spines: counts, 2:1, hops 2 and 4, ECMP spread")
     {
     }
 
@@ -196,7 +197,8 @@ class FatTreeShapeTest : public TestCase
 {
   public:
     FatTreeShapeTest()
-        : TestCase("fat-tree: k^3 over 4 hosts, 5k^2 over 4 switches, 3k^3 over 4 links, hops 2, 4, 6")
+        : TestCase(
+              "fat-tree: k^3 over 4 hosts, 5k^2 over 4 switches, 3k^3 over 4 links, hops 2, 4, 6")
     {
     }
 
@@ -477,6 +479,29 @@ class SwitchedYamlTest : public TestCase
                                          "fat_tree_k: [ 4 ]\n");
         NS_TEST_ASSERT_MSG_EQ(Topology::FromFile(ft).GetNodeCount(), 16 + 20, "k = 4 fat-tree");
         std::remove(ft.c_str());
+
+        // JSON (null = default) and the older key style take the same keys
+        const std::string js = WriteTemp("clos.json",
+                                         "{\"topology\": [\"Ring\", \"LeafSpine\"],"
+                                         " \"npus_count\": [2, 16], \"bandwidth\": [100, 50],"
+                                         " \"latency\": [10, 500], \"hosts_per_leaf\": [null, 4],"
+                                         " \"spines\": [0, 2], \"uplink_bandwidth\": [null, 25]}");
+        const Topology j = Topology::FromFile(js);
+        // 2-ring: 16 links; 2 Clos fabrics of 4 leaves + 2 spines, 16 + 8 links each
+        NS_TEST_ASSERT_MSG_EQ(j.GetNodeCount(), 32 + 2 * 6, "JSON Clos nodes");
+        NS_TEST_ASSERT_MSG_EQ(j.GetLinks().size(), 16 + 2 * (16 + 8), "JSON Clos links");
+        NS_TEST_ASSERT_MSG_EQ_TOL(j.GetUplinkGBps(1), 25, 1e-12, "JSON uplink");
+        std::remove(js.c_str());
+        const std::string old =
+            WriteTemp("old.yml",
+                      "topology-name: Hierarchical\n"
+                      "topologies-per-dim: [ Switch, FatTree ]\n"
+                      "units-count: [ 2, 16 ]\nlink-latency: [ 10, 100 ]\n"
+                      "link-bandwidth: [ 100, 50 ]\noversubscription: [ -, 2 ]\n");
+        const Topology o = Topology::FromFile(old);
+        NS_TEST_ASSERT_MSG_EQ(o.GetNodeCount(), 32 + 16 + 2 * 20, "old-style FatTree nodes");
+        NS_TEST_ASSERT_MSG_EQ_TOL(o.GetUplinkGBps(1), 25, 1e-12, "old-style oversubscription");
+        std::remove(old.c_str());
 
         struct Case
         {

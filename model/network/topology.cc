@@ -612,6 +612,10 @@ void
 FlattenJson(const nlohmann::json& node, const std::string& key, RawConfig& cfg)
 {
     auto scalar = [&](const nlohmann::json& e) -> std::string {
+        if (e.is_null())
+        {
+            return "~"; // "default" in the per-dimension Clos keys
+        }
         if (e.is_string())
         {
             return e.get<std::string>();
@@ -991,6 +995,7 @@ Topology::FromFile(const std::string& path)
             s.latencyNs = lats[d];
             dims.push_back(s);
         }
+        ReadSwitchedKeys(cfg, dims);
     }
     else
     {
