@@ -375,6 +375,73 @@ class RailClosTest : public TestCase
     }
 };
 
+/// Compositions: every per-dimension route is a shortest path of that dimension's links.
+class ComposedShortestTest : public TestCase
+{
+  public:
+    ComposedShortestTest()
+        : TestCase("compositions of all types: per-dimension routes are BFS-shortest")
+    {
+    }
+
+  private:
+    /// hop distance from src over the links of one dimension
+    static std::vector<uint32_t> Bfs(const Topology& t, uint32_t src, int32_t dim)
+    {
+        std::vector<uint32_t> dist(t.GetNodeCount(), UINT32_MAX);
+        std::vector<uint32_t> queue{src};
+        dist[src] = 0;
+        for (size_t i = 0; i < queue.size(); ++i)
+        {
+            const uint32_t v = queue[i];
+            for (uint32_t l : t.GetNodeLinks(v))
+            {
+                const TopoLink& link = t.GetLinks()[l];
+                const uint32_t w = link.a == v ? link.b : link.a;
+                if (link.dim == dim && dist[w] == UINT32_MAX)
+                {
+                    dist[w] = dist[v] + 1;
+                    queue.push_back(w);
+                }
+            }
+        }
+        return dist;
+    }
+
+    void DoRun() override
+    {
+        DimensionSpec rail{DimType::RAIL_CLOS, 6, 50, 10, 2, 3};
+        DimensionSpec clos{DimType::CLOS, 8, 50, 10, 2, 3};
+        const std::vector<std::vector<DimensionSpec>> shapes = {
+            {{DimType::RING, 5, 50, 1}, clos},
+            {{DimType::SWITCH, 4, 50, 1}, rail, {DimType::RING, 2, 50, 1}},
+            {{DimType::FULLY_CONNECTED, 3, 50, 1}, FatTreeDimension(4, 50, 1)},
+            {FatTreeDimension(2, 50, 1), {DimType::RING, 2, 50, 1}, rail},
+            {clos, rail},
+        };
+        for (size_t k = 0; k < shapes.size(); ++k)
+        {
+            const Topology t = Topology::FromDimensions(shapes[k]);
+            uint32_t bad = 0;
+            uint32_t checked = 0;
+            for (uint32_t s = 0; s < t.GetNpuCount(); ++s)
+            {
+                for (uint32_t d = 0; d < t.GetDimensionCount(); ++d)
+                {
+                    const auto dist = Bfs(t, s, int32_t(d));
+                    for (uint32_t p : t.GetDimensionPeers(s, d))
+                    {
+                        const auto hops = t.Route(s, p, int32_t(d));
+                        bad += hops.size() == dist[p] && Walk(t, s, hops) == p ? 0 : 1;
+                        ++checked;
+                    }
+                }
+            }
+            NS_TEST_ASSERT_MSG_EQ(bad, 0, "shape " << k << ": " << checked << " routes");
+        }
+    }
+};
+
 /// Bad shapes through the C++ API.
 class SwitchedSpecErrorsTest : public TestCase
 {
@@ -587,6 +654,7 @@ class TopologySwitchedTestSuite : public TestSuite
         AddTestCase(new ClosShapeTest, TestCase::QUICK);
         AddTestCase(new FatTreeShapeTest, TestCase::QUICK);
         AddTestCase(new RailClosTest, TestCase::QUICK);
+        AddTestCase(new ComposedShortestTest, TestCase::QUICK);
         AddTestCase(new SwitchedSpecErrorsTest, TestCase::QUICK);
         AddTestCase(new SwitchedYamlTest, TestCase::QUICK);
     }
