@@ -92,7 +92,7 @@ main(int argc, char* argv[])
     std::string pfcs = "1,0";
     std::string kmins = "100000";
     std::string kmaxs = "400000";
-    std::string buffers = "0";
+    std::string buffers = "2000000";
     double pmax = 0.2;
     CcStudyConfig base;
     base.workload = "ring";

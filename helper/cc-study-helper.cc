@@ -112,6 +112,27 @@ struct RunState
 
     std::vector<Span> spans;
 
+    /// one backend message: (src, dst, start us, end us, bytes)
+    struct Msg
+    {
+        uint32_t src;
+        uint32_t dst;
+        double startUs;
+        double endUs;
+        uint64_t bytes;
+    };
+
+    std::vector<Msg> msgs;
+
+    void OnDelivered(const NetMessage& m, Time latency)
+    {
+        if (msgs.size() < 200000)
+        {
+            const double end = Simulator::Now().GetNanoSeconds() / 1e3;
+            msgs.push_back(Msg{m.src, m.dst, end - latency.GetNanoSeconds() / 1e3, end, m.bytes});
+        }
+    }
+
     void OnFinished(uint32_t npu, Time t)
     {
         lastFinish = std::max(lastFinish, t);
@@ -427,6 +448,8 @@ CcStudy::Run(const CcStudyConfig& c)
 
     RunState st;
     st.oneShot = noWorkload;
+    backend->TraceConnectWithoutContext("MessageDelivered",
+                                        MakeCallback(&RunState::OnDelivered, &st));
     Ptr<SystemContext> ctx = CreateObject<SystemContext>();
     ctx->Setup(backend, topo->GetDimensions(), params);
     ApplicationContainer ac;
@@ -663,6 +686,13 @@ CcStudy::Run(const CcStudyConfig& c)
             t << s.npu << " " << s.startUs << " " << s.endUs << " " << s.kind << " " << s.name
               << "\n";
         }
+        std::ofstream mf(runDir + "/messages.dat");
+        mf << "# src dst start_us end_us bytes  (backend messages, Send() to delivery)\n";
+        for (const auto& m : st.msgs)
+        {
+            mf << m.src << " " << m.dst << " " << m.startUs << " " << m.endUs << " " << m.bytes
+               << "\n";
+        }
     }
     Simulator::Destroy();
     return res;
@@ -777,10 +807,14 @@ CcStudy::WritePlots(const std::vector<CcStudyResult>& rows,
           << "set terminal pngcairo size 800,300 font ',10'\n"
           << "set output 'timeline-" << r.name << ".png'\n"
           << "set title 'Collective timeline, " << r.name << "'\n"
-          << "set xlabel 'time (us)'\nset ylabel 'NPU'\nset key off\nset grid x\n"
-          << "set yrange [-0.5:" << r.config.npus - 0.5 << "]\n"
+          << "set xlabel 'time (us)'\nset ylabel 'NPU (source)'\nset key off\nset grid x\n"
+          << "set yrange [-0.8:" << r.config.npus - 0.5 << "]\n"
           << "plot '" << r.name
-          << "/timeline.dat' using 2:1:($3-$2):(0):($4) with vectors nohead lw 8 lc variable\n";
+          << "/timeline.dat' using 2:($1-0.3):($3-$2):(0) with vectors nohead lw 3 lc 'gray' "
+             "title 'workload node', \\\n     '"
+          << r.name
+          << "/messages.dat' using 3:1:($4-$3):(0):($2+1) with vectors nohead lw 7 lc variable "
+             "title 'message (colour = destination)'\n";
         scripts.push_back(name);
     }
     if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
