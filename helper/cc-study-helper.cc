@@ -28,6 +28,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -260,12 +261,22 @@ SingleCollective(uint32_t npus, CollType type, uint64_t bytes)
     return gs;
 }
 
+/// mkdir -p
 void
 MakeDir(const std::string& d)
 {
-    if (mkdir(d.c_str(), 0755) != 0 && errno != EEXIST)
+    for (size_t pos = d.find('/', 1);; pos = d.find('/', pos + 1))
     {
-        throw std::runtime_error("cc-study: cannot create folder " + d);
+        const std::string part = d.substr(0, pos);
+        if (!part.empty() && mkdir(part.c_str(), 0755) != 0 && errno != EEXIST)
+        {
+            throw std::runtime_error("cc-study: cannot create folder " + part + ": " +
+                                     std::strerror(errno));
+        }
+        if (pos == std::string::npos)
+        {
+            break;
+        }
     }
 }
 
