@@ -116,6 +116,9 @@ main(int argc, char* argv[])
         "ring | hier | a2a | Chakra prefix (PREFIX.<rank>.et) | none (background only, one "
         "message per source)",
         base.workload);
+    cmd.AddValue("comm-groups",
+                 "communicator groups JSON of a Chakra workload (default: PREFIX.json if present)",
+                 base.commGroups);
     cmd.AddValue("bytes", "collective size (bytes) of ring / hier / a2a", base.collBytes);
     cmd.AddValue("splits", "chunks per collective (preferred-dataset-splits)", base.splits);
     cmd.AddValue("npus", "NPUs (hier: 2 x npus/2)", base.npus);

@@ -463,6 +463,14 @@ CcStudy::Run(const CcStudyConfig& c)
                                         MakeCallback(&RunState::OnDelivered, &st));
     Ptr<SystemContext> ctx = CreateObject<SystemContext>();
     ctx->Setup(backend, topo->GetDimensions(), params);
+    std::string groups = c.commGroups;
+    if (groups.empty() && !noWorkload && c.workload != "ring" && c.workload != "hier" &&
+        c.workload != "a2a")
+    {
+        std::ifstream probe(c.workload + ".json");
+        groups = probe ? c.workload + ".json" : "";
+    }
+    ctx->SetCommGroups(AstraSimHelper::LoadCommGroups(groups));
     ApplicationContainer ac;
     if (!noWorkload)
     {

@@ -31,13 +31,15 @@ namespace astra
  */
 struct CcStudyConfig
 {
-    std::string cc{"dcqcn"};           //!< dcqcn | hpcc | timely | dctcp | swift | none
-    bool pfc{true};                    //!< PFC on (lossless data class) or drop-tail
-    uint64_t kminBytes{100000};        //!< ECN Kmin (DCTCP: step threshold K)
-    uint64_t kmaxBytes{400000};        //!< ECN Kmax (ignored by DCTCP: Kmax = Kmin)
-    double pmax{0.2};                  //!< ECN Pmax (DCTCP: 1)
-    uint64_t bufferBytes{0};           //!< switch shared buffer (0 = MMU default)
-    std::string workload{"ring"};      //!< ring | hier | a2a | Chakra prefix (PREFIX.<rank>.et)
+    std::string cc{"dcqcn"};    //!< dcqcn | hpcc | timely | dctcp | swift | none
+    bool pfc{true};             //!< PFC on (lossless data class) or drop-tail
+    uint64_t kminBytes{100000}; //!< ECN Kmin (DCTCP: step threshold K)
+    uint64_t kmaxBytes{400000}; //!< ECN Kmax (ignored by DCTCP: Kmax = Kmin)
+    double pmax{0.2};           //!< ECN Pmax (DCTCP: 1)
+    uint64_t bufferBytes{0};    //!< switch shared buffer (0 = MMU default)
+    std::string workload{"ring"};
+    /// communicator groups JSON of a Chakra workload ("" = PREFIX.json if it exists)
+    std::string commGroups;            //!< ring | hier | a2a | Chakra prefix (PREFIX.<rank>.et)
     uint64_t collBytes{4000000};       //!< bytes of the generated collective
     uint32_t splits{1};                //!< preferred-dataset-splits (chunks per collective)
     uint32_t npus{8};                  //!< NPUs (hier: 2 x npus/2)

@@ -229,6 +229,72 @@ class CcStudyRingAloneTestCase : public TestCase
     }
 };
 
+/// One lockstep step of a message of m bytes alone on a 2-hop path of 100 Gbps / 1 us links
+/// whose uplinks also carry the ACKs of an equal message received (us), see RingAlone.
+double
+StepUs(uint64_t m)
+{
+    const double first = RdmaHostStack::DataWireBytes(1000, true) * 8 / 100e3;
+    const double wire = double(AstraFabricHelper::MessageWireBytes(m, 1000) +
+                               AstraFabricHelper::MessageAckWireBytes(m, 1000, 1));
+    return 2.0 + first + wire * 8 / 100e3 + 0.010;
+}
+
+/// The ACK of a phase's last send, back over 2 hops (us).
+double
+AckBackUs()
+{
+    return 2.0 + 2 * double(AstraFabricHelper::MessageAckWireBytes(1000, 1000, 1)) * 8 / 100e3;
+}
+
+/// 2-D hierarchical all-reduce and all-to-all alone, permutation background.
+class CcStudyWorkloadsTestCase : public TestCase
+{
+  public:
+    CcStudyWorkloadsTestCase()
+        : TestCase("cc-study core: hierarchical all-reduce closed form, all-to-all, permutation")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        CcStudy::SetDefaults();
+        CcStudyConfig c;
+        c.cc = "none";
+        c.background = "none";
+        c.workload = "hier";
+        c.npus = 8;
+        c.collBytes = 1000000;
+        CcStudyResult h = CcStudy::Run(c);
+        // 2 x 4 Switch x Switch, localBWAware: reduce-scatter in dim 0 (1 step of S/2),
+        // all-reduce of S/2 in dim 1 (6 ring steps of S/8), all-gather in dim 0 (1 step of
+        // S/2); each phase ends when its last send is acknowledged
+        const double closedUs =
+            2 * StepUs(c.collBytes / 2) + 6 * StepUs(c.collBytes / 8) + 3 * AckBackUs();
+        std::cout << "  hier alone: " << h.collTimeUs << " us (closed form " << closedUs << " us)"
+                  << std::endl;
+        NS_TEST_ASSERT_MSG_EQ(h.error, "", "hier finished");
+        NS_TEST_ASSERT_MSG_EQ_TOL(h.collTimeUs / closedUs, 1.0, 0.03, "hier collective time");
+
+        c.workload = "a2a";
+        c.background = "permutation";
+        c.cc = "dcqcn";
+        CcStudyResult a = CcStudy::Run(c);
+        Config::Reset();
+        // all-to-all of S: every NPU sends (N-1)/N x S through its link, at best at line rate
+        const double boundUs =
+            double(AstraFabricHelper::MessageWireBytes(c.collBytes / 8, 1000)) * 7 * 8 / 100e3;
+        std::cout << "  a2a + permutation: " << a.collTimeUs << " us (wire bound " << boundUs
+                  << " us), " << a.bgMessages << " background messages, p50 " << a.bgSlowdownP50
+                  << std::endl;
+        NS_TEST_ASSERT_MSG_EQ(a.error, "", "a2a finished");
+        NS_TEST_ASSERT_MSG_GT(a.collTimeUs, boundUs, "a2a not faster than the wire");
+        NS_TEST_ASSERT_MSG_GT(a.bgMessages, 0u, "permutation background ran");
+        NS_TEST_ASSERT_MSG_GT(a.bgSlowdownP50, 0.999, "slowdown >= 1");
+    }
+};
+
 /// Two CCs with incast background: the rows differ where they must.
 class CcStudySweepTestCase : public TestCase
 {
@@ -285,6 +351,7 @@ class CcStudyTestSuite : public TestSuite
         AddTestCase(new CcByPriorityParseTestCase, TestCase::QUICK);
         AddTestCase(new CcByPriorityE2eTestCase, TestCase::QUICK);
         AddTestCase(new CcStudyRingAloneTestCase, TestCase::QUICK);
+        AddTestCase(new CcStudyWorkloadsTestCase, TestCase::QUICK);
         AddTestCase(new CcStudySweepTestCase, TestCase::QUICK);
     }
 };
