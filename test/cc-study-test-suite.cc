@@ -22,12 +22,14 @@
 #include "ns3/rdma-switch.h"
 #include "ns3/rdma-topology-helper.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/roce-backend.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <fstream>
 #include <vector>
 
 using namespace ns3;
@@ -71,6 +73,20 @@ class CcByPriorityParseTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(s->GetCongestionControl(1)->GetInstanceTypeId(),
                               RdmaCcDcqcn::GetTypeId(),
                               "explicit template wins");
+
+        // through a --roce-config attribute file (RoceBackend::ApplyConfigFile)
+        const std::string path = CreateTempDirFilename("cc-by-prio.json");
+        {
+            std::ofstream f(path);
+            f << "{\"ns3::RdmaHostStack::CongestionControlByPriority\": \"2:swift\"}\n";
+        }
+        NS_TEST_ASSERT_MSG_EQ(RoceBackend::ApplyConfigFile(path), 1u, "one setting applied");
+        Ptr<RdmaHostStack> fromFile = CreateObject<RdmaHostStack>();
+        NS_TEST_ASSERT_MSG_EQ(fromFile->Validate(), "", "valid from file");
+        NS_TEST_ASSERT_MSG_EQ(fromFile->GetCongestionControl(2)->GetInstanceTypeId().GetName(),
+                              "ns3::RdmaCcSwift",
+                              "config file reaches the host stack");
+        Config::Reset();
 
         const char* bad[] = {"9:hpcc", "3=hpcc", "3:ns3::NoSuchCc", "3:ns3::RdmaHostStack", "x"};
         for (const char* b : bad)
