@@ -318,6 +318,10 @@ CcStudy::RunName(const CcStudyConfig& c)
     std::ostringstream os;
     os << c.cc << "-pfc" << (c.pfc ? 1 : 0) << "-k" << c.kminBytes / 1000 << "-"
        << c.kmaxBytes / 1000 << "-b" << c.bufferBytes / 1000;
+    if (!c.bgCc.empty())
+    {
+        os << "-bg" << int(c.bgPriority) << c.bgCc;
+    }
     return os.str();
 }
 
@@ -720,11 +724,18 @@ CcStudy::Run(const CcStudyConfig& c)
 void
 CcStudy::PrintTable(const std::vector<CcStudyResult>& rows, std::ostream& os)
 {
-    os << std::left << std::setw(7) << "cc" << std::setw(4) << "pfc" << std::setw(10) << "kmin/kmax"
-       << std::setw(7) << "buffer" << std::right << std::setw(10) << "coll(us)" << std::setw(8)
-       << "busbw" << std::setw(7) << "bgmsg" << std::setw(8) << "fct50" << std::setw(8) << "fct99"
-       << std::setw(10) << "pause(us)" << std::setw(9) << "maxQ(KB)" << std::setw(7) << "drops"
-       << std::setw(8) << "ECN" << std::setw(7) << "CNPs"
+    size_t w = 6;
+    for (const auto& r : rows)
+    {
+        w = std::max(w,
+                     r.config.cc.size() + (r.config.bgCc.empty() ? 0 : 1 + r.config.bgCc.size()));
+    }
+    ++w;
+    os << std::left << std::setw(int(w)) << "cc" << std::setw(4) << "pfc" << std::setw(10)
+       << "kmin/kmax" << std::setw(7) << "buffer" << std::right << std::setw(10) << "coll(us)"
+       << std::setw(8) << "busbw" << std::setw(7) << "bgmsg" << std::setw(8) << "fct50"
+       << std::setw(8) << "fct99" << std::setw(10) << "pause(us)" << std::setw(9) << "maxQ(KB)"
+       << std::setw(7) << "drops" << std::setw(8) << "ECN" << std::setw(7) << "CNPs"
        << "\n";
     for (const auto& r : rows)
     {
@@ -740,13 +751,14 @@ CcStudy::PrintTable(const std::vector<CcStudyResult>& rows, std::ostream& os)
         {
             b << "dflt";
         }
-        os << std::left << std::setw(7) << c.cc << std::setw(4) << (c.pfc ? "on" : "off")
-           << std::setw(10) << k.str() << std::setw(7) << b.str() << std::right << std::fixed
-           << std::setprecision(1) << std::setw(10) << r.collTimeUs << std::setw(8) << r.busBwGBps
-           << std::setw(7) << r.bgMessages << std::setprecision(2) << std::setw(8)
-           << r.bgSlowdownP50 << std::setw(8) << r.bgSlowdownP99 << std::setprecision(1)
-           << std::setw(10) << r.pauseUs << std::setw(9) << r.maxQueueBytes / 1000.0 << std::setw(7)
-           << r.drops << std::setw(8) << r.ecnMarks << std::setw(7) << r.cnps;
+        os << std::left << std::setw(int(w)) << (c.bgCc.empty() ? c.cc : c.cc + "/" + c.bgCc)
+           << std::setw(4) << (c.pfc ? "on" : "off") << std::setw(10) << k.str() << std::setw(7)
+           << b.str() << std::right << std::fixed << std::setprecision(1) << std::setw(10)
+           << r.collTimeUs << std::setw(8) << r.busBwGBps << std::setw(7) << r.bgMessages
+           << std::setprecision(2) << std::setw(8) << r.bgSlowdownP50 << std::setw(8)
+           << r.bgSlowdownP99 << std::setprecision(1) << std::setw(10) << r.pauseUs << std::setw(9)
+           << r.maxQueueBytes / 1000.0 << std::setw(7) << r.drops << std::setw(8) << r.ecnMarks
+           << std::setw(7) << r.cnps;
         if (!r.error.empty())
         {
             os << "  ERROR " << r.error;
@@ -796,7 +808,8 @@ CcStudy::WritePlots(const std::vector<CcStudyResult>& rows,
         for (size_t i = 0; i < rows.size(); ++i)
         {
             g << (i ? ", \\\n     " : "") << "'" << rows[i].name
-              << "/queue.dat' using 1:($2/1000) with steps lw 2 title '" << rows[i].name << "'";
+              << "/queue.dat' using 1:($2/1000) with steps lw 2 dt " << 1 + i / 8 << " title '"
+              << rows[i].name << "'";
         }
         g << "\n";
         scripts.push_back("queue.gp");
