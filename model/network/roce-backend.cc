@@ -242,6 +242,10 @@ RoceBackend::LocalComplete(uint32_t slot)
 void
 RoceBackend::OnRx(const RdmaMessageInfo& info)
 {
+    if (info.tag & kForeignTagBit)
+    {
+        return; // not a backend message
+    }
     uint32_t slot = uint32_t(info.tag);
     NS_ABORT_MSG_IF(slot >= m_slots.size() || !m_slots[slot].used || m_slots[slot].delivered,
                     "RoceBackend: receiver completion for unknown message tag " << info.tag);
@@ -272,6 +276,10 @@ RoceBackend::OnRx(const RdmaMessageInfo& info)
 void
 RoceBackend::OnTx(const RdmaMessageInfo& info)
 {
+    if (info.tag & kForeignTagBit)
+    {
+        return; // not a backend message
+    }
     uint32_t slot = uint32_t(info.tag);
     NS_ABORT_MSG_IF(slot >= m_slots.size() || !m_slots[slot].used || m_slots[slot].sent,
                     "RoceBackend: sender completion for unknown message tag " << info.tag);

@@ -143,6 +143,10 @@ class RoceBackend : public NetworkBackend
      */
     static std::map<uint64_t, EcnRateEntry>& GetEcnRateMap();
 
+    /// User-tag bit of messages posted on the NPUs' host stacks by others (e.g. background
+    /// traffic): the backend ignores their completions.
+    static constexpr uint64_t kForeignTagBit = uint64_t(1) << 63;
+
     /// Trace signature: message delivered (message, time from Send() to delivery).
     typedef void (*MessageTracedCallback)(const NetMessage& msg, Time latency);
 

@@ -10,9 +10,11 @@
 #include "ns3/rdma-forwarding-table.h"
 #include "ns3/rdma-transit-forwarder.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <sstream>
 
@@ -82,6 +84,14 @@ RdmaHostStack::GetTypeId()
                           TypeIdValue(RdmaCcDcqcn::GetTypeId()),
                           MakeTypeIdAccessor(&RdmaHostStack::m_ccTypeId),
                           MakeTypeIdChecker())
+            .AddAttribute("CongestionControlByPriority",
+                          "Per-traffic-class CC: comma-separated PRIORITY:TYPE entries, e.g. "
+                          "\"3:ns3::RdmaCcHpcc,5:ns3::RdmaCcDcqcn\" (TYPE may also be dcqcn, "
+                          "hpcc, timely, dctcp, swift or none); QPs of priorities not listed "
+                          "use CongestionControl",
+                          StringValue(""),
+                          MakeStringAccessor(&RdmaHostStack::m_ccByPrioStr),
+                          MakeStringChecker())
             .AddAttribute("Window",
                           "Bytes-in-flight cap per QP handed to the CC (0 = none)",
                           UintegerValue(0),
@@ -216,6 +226,10 @@ RdmaHostStack::DoDispose()
     }
     m_ports.clear();
     m_ccTemplate = nullptr;
+    for (auto& cc : m_ccByPrio)
+    {
+        cc = nullptr;
+    }
     m_fwd = nullptr;
     m_node = nullptr;
     Object::DoDispose();
@@ -322,6 +336,25 @@ RdmaHostStack::SetCongestionControl(Ptr<RdmaCongestionOps> cc)
 }
 
 void
+RdmaHostStack::SetCongestionControl(uint8_t priority, Ptr<RdmaCongestionOps> cc)
+{
+    NS_ABORT_MSG_IF(priority > 7,
+                    "host " << m_hostIndex << ": CC priority must be 0..7, got " << int(priority));
+    m_ccByPrio[priority] = cc;
+    m_ccByPrioSet[priority] = bool(cc);
+    m_validated = false;
+}
+
+Ptr<RdmaCongestionOps>
+RdmaHostStack::GetCongestionControl(uint8_t priority)
+{
+    NS_ABORT_MSG_IF(priority > 7,
+                    "host " << m_hostIndex << ": CC priority must be 0..7, got " << int(priority));
+    EnsureValid();
+    return m_ccByPrio[priority] ? m_ccByPrio[priority] : m_ccTemplate;
+}
+
+void
 RdmaHostStack::SetMessageCallbacks(MessageCallback onTxComplete, MessageCallback onRxComplete)
 {
     m_onTx = onTxComplete;
@@ -374,6 +407,64 @@ RdmaHostStack::Validate()
     if (m_ccTemplate)
     {
         err << m_ccTemplate->Validate();
+    }
+    // CongestionControlByPriority: "PRIO:TYPE[,PRIO:TYPE...]" (set-up only, not per packet)
+    for (uint32_t p = 0; p < 8; ++p)
+    {
+        if (!m_ccByPrioSet[p])
+        {
+            m_ccByPrio[p] = nullptr;
+        }
+    }
+    std::istringstream entries(m_ccByPrioStr);
+    std::string entry;
+    while (std::getline(entries, entry, ','))
+    {
+        entry.erase(0, entry.find_first_not_of(" \t"));
+        entry.erase(entry.find_last_not_of(" \t") + 1);
+        if (entry.empty())
+        {
+            continue;
+        }
+        const size_t colon = entry.find(':');
+        const std::string prioStr = entry.substr(0, colon);
+        std::string name = colon == std::string::npos ? "" : entry.substr(colon + 1);
+        if (prioStr.size() != 1 || prioStr[0] < '0' || prioStr[0] > '7' || name.empty())
+        {
+            err << "CongestionControlByPriority entry '" << entry
+                << "' is not PRIORITY:TYPE with PRIORITY 0..7; ";
+            continue;
+        }
+        if (name.find("::") == std::string::npos && !name.empty())
+        {
+            // short form: hpcc -> ns3::RdmaCcHpcc
+            name[0] = char(std::toupper(static_cast<unsigned char>(name[0])));
+            name = "ns3::RdmaCc" + name;
+        }
+        TypeId tid;
+        if (!TypeId::LookupByNameFailSafe(name, &tid) || !tid.HasConstructor() ||
+            !tid.IsChildOf(RdmaCongestionOps::GetTypeId()))
+        {
+            err << "CongestionControlByPriority entry '" << entry << "': " << name
+                << " is not a constructible RdmaCongestionOps; ";
+            continue;
+        }
+        const uint32_t prio = uint32_t(prioStr[0] - '0');
+        if (m_ccByPrioSet[prio])
+        {
+            continue; // SetCongestionControl(priority, cc) wins
+        }
+        ObjectFactory f;
+        f.SetTypeId(tid);
+        m_ccByPrio[prio] = f.Create<RdmaCongestionOps>();
+        err << m_ccByPrio[prio]->Validate();
+    }
+    for (uint32_t p = 0; p < 8; ++p)
+    {
+        if (m_ccByPrioSet[p])
+        {
+            err << m_ccByPrio[p]->Validate();
+        }
     }
     for (const auto& p : m_ports)
     {
@@ -432,7 +523,7 @@ RdmaHostStack::NewQp(uint32_t remoteHost, uint8_t priority, uint16_t sport)
         }
     }
     qp->m_sndPsnBase = m_initialPsn;
-    qp->m_cc = m_ccTemplate->Fork();
+    qp->m_cc = (m_ccByPrio[priority] ? m_ccByPrio[priority] : m_ccTemplate)->Fork();
     RdmaCcInit init;
     init.lineRateBps = m_ports[qp->m_port]->lineRate;
     init.baseRtt = m_baseRtt;

@@ -143,6 +143,15 @@ class RdmaHostStack : public Object
 
     /// Set the congestion-control template forked for every new QP (overrides the attribute).
     void SetCongestionControl(Ptr<RdmaCongestionOps> cc);
+    /**
+     * Set the template forked for new QPs of one priority (overrides the attributes
+     * CongestionControl and CongestionControlByPriority for that priority).
+     * \param priority data priority 0..7
+     * \param cc the template (nullptr = back to the attributes)
+     */
+    void SetCongestionControl(uint8_t priority, Ptr<RdmaCongestionOps> cc);
+    /// \return the template forked for new QPs of a priority \param priority 0..7
+    Ptr<RdmaCongestionOps> GetCongestionControl(uint8_t priority);
 
     const RdmaHostStats& GetStats() const; //!< \return counters
     uint32_t GetMtu() const;               //!< \return payload bytes per packet
@@ -221,6 +230,7 @@ class RdmaHostStack : public Object
     // attributes
     uint32_t m_mtu{1000};
     TypeId m_ccTypeId;
+    std::string m_ccByPrioStr; //!< CongestionControlByPriority
     uint64_t m_window{0};
     uint32_t m_ackInterval{1};
     uint64_t m_ackIntervalBytes{0};
@@ -242,6 +252,8 @@ class RdmaHostStack : public Object
     Ptr<RdmaSwitch> m_fwd; //!< transit forwarder (switch-less topologies), found lazily
     bool m_validated{false};
     Ptr<RdmaCongestionOps> m_ccTemplate;
+    Ptr<RdmaCongestionOps> m_ccByPrio[8]; //!< per-priority templates (null = m_ccTemplate)
+    bool m_ccByPrioSet[8]{};              //!< set by SetCongestionControl(priority, cc)
     std::vector<std::unique_ptr<Port>> m_ports;
     std::vector<Ptr<RdmaQueuePair>> m_qps;                  //!< by qpn - kQpnBase
     std::unordered_map<uint64_t, RdmaQueuePair*> m_qpByKey; //!< set-up only
