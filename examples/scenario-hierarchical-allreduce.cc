@@ -19,6 +19,7 @@
 #include "ns3/roce-backend.h"
 #include "ns3/workload-loader.h"
 
+#include <iomanip>
 #include <iostream>
 #include <map>
 
@@ -87,6 +88,9 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::RdmaHostStack::CongestionControl",
                        TypeIdValue(TypeId::LookupByName(ccTypes.at(cc))));
     Config::SetDefault("ns3::RdmaSwitch::IntEnabled", BooleanValue(cc == "hpcc"));
+    // the longest path's round trip (NPU - switch - NPU - switch - NPU): the base RTT of
+    // HPCC, TIMELY and Swift
+    Config::SetDefault("ns3::RdmaHostStack::BaseRtt", TimeValue(NanoSeconds(4 * (250 + 1000))));
     Config::SetDefault("ns3::SwitchMmu::PfcEnabled", BooleanValue(pfc));
     Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(uint64_t(bufferKB) << 10));
     Config::SetDefault("ns3::RdmaHostStack::Mtu", UintegerValue(4096));
@@ -163,9 +167,10 @@ main(int argc, char* argv[])
         double t = g_last.GetNanoSeconds();
         double n = npus.GetN();
         std::cout << "all-reduce " << bytes << " B on " << upNpus << " x " << outNpus << " NPUs ("
-                  << cc << ", PFC " << (pfc ? "on" : "off") << "): " << t << " ns, closed form "
-                  << closed << " ns (" << 100 * (t / closed - 1) << " %), busbw "
-                  << bytes / t * 2 * (n - 1) / n << " GB/s\n";
+                  << cc << ", PFC " << (pfc ? "on" : "off") << "): " << std::fixed
+                  << std::setprecision(0) << t << " ns, closed form " << closed << " ns ("
+                  << std::showpos << std::setprecision(2) << 100 * (t / closed - 1)
+                  << std::noshowpos << " %), busbw " << bytes / t * 2 * (n - 1) / n << " GB/s\n";
     }
     else
     {
