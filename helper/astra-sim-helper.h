@@ -276,47 +276,52 @@ class AstraRunMonitor : public Object
         uint32_t psn;  //!< PSN
     };
 
-    void Check();
-    void ProgressTick();
-    void PrintProgress();
-    uint64_t ProgressCounter() const;
+    void Check();                     //!< periodic hang check (every HangTimeout / 2)
+    void ProgressTick();              //!< periodic wall-clock check for the progress line
+    void PrintProgress();             //!< print one progress line
+    uint64_t ProgressCounter() const; //!< \return node events + fabric progress
+    /// NodeStart sink \param npu NPU \param id node id
     void OnNodeStart(uint32_t npu, uint64_t id);
+    /// NodeEnd sink \param npu NPU \param id node id
     void OnNodeEnd(uint32_t npu, uint64_t id);
+    /// Finished sink \param npu NPU \param t finish time
     void OnFinished(uint32_t npu, Time t);
+    /// LosslessDrop sink \param node node id \param port ingress \param prio priority
+    /// \param meta headers
     void OnLosslessDrop(uint32_t node, uint32_t port, uint8_t prio, const RdmaMeta& meta);
+    /// PauseState sink \param dev watched device index \param prio priority \param paused state
     void OnPause(uint32_t dev, uint8_t prio, bool paused);
-    void ReportHang();
+    void ReportHang(); //!< build the report, flag the hang, fire the trace
 
     // attributes
-    Time m_hangTimeout;
-    double m_progressSeconds;
-    bool m_stopWhenFinished;
-    bool m_stopOnHang;
-    uint32_t m_maxLines;
+    Time m_hangTimeout;       //!< HangTimeout
+    double m_progressSeconds; //!< ProgressInterval
+    bool m_stopWhenFinished;  //!< StopWhenFinished
+    bool m_stopOnHang;        //!< StopOnHang
+    uint32_t m_maxLines;      //!< MaxReportLines
 
-    std::vector<Ptr<AstraSimApplication>> m_apps;
-    Ptr<NetworkBackend> m_backend;
-    Ptr<RoceBackend> m_roce;
-    std::vector<std::vector<uint64_t>> m_running; //!< running node ids per NPU
-    std::vector<Ptr<RdmaNetDevice>> m_devs;       //!< watched devices
-    std::vector<Time> m_pauseSince;               //!< per device x 8 priorities
-    std::vector<LosslessDrop> m_drops;            //!< first lossless drops
-    uint64_t m_losslessDrops{0};
-    uint64_t m_events{0};        //!< node starts + ends + finishes
-    int64_t m_runningCompute{0}; //!< COMP / MEM nodes running
-    uint32_t m_finished{0};
-    uint64_t m_lastCounter{~uint64_t(0)};
-    Time m_lastChange{0};
-    bool m_hung{false};
-    bool m_started{false};
-    std::string m_report;
-    // progress line
-    std::chrono::steady_clock::time_point m_wallStart;
-    std::chrono::steady_clock::time_point m_wallLast;
-    uint64_t m_lastEventCount{0};
-    Time m_progressInterval{MicroSeconds(10)};
+    std::vector<Ptr<AstraSimApplication>> m_apps;      //!< watched engines
+    Ptr<NetworkBackend> m_backend;                     //!< the backend
+    Ptr<RoceBackend> m_roce;                           //!< the backend if it is RoCE
+    std::vector<std::vector<uint64_t>> m_running;      //!< running node ids per NPU
+    std::vector<Ptr<RdmaNetDevice>> m_devs;            //!< watched devices
+    std::vector<Time> m_pauseSince;                    //!< per device x 8 priorities
+    std::vector<LosslessDrop> m_drops;                 //!< first lossless drops
+    uint64_t m_losslessDrops{0};                       //!< lossless drops seen
+    uint64_t m_events{0};                              //!< node starts + ends + finishes
+    int64_t m_runningCompute{0};                       //!< COMP / MEM nodes running
+    uint32_t m_finished{0};                            //!< NPUs finished
+    uint64_t m_lastCounter{~uint64_t(0)};              //!< progress counter at the last change
+    Time m_lastChange{0};                              //!< simulated time of the last change
+    bool m_hung{false};                                //!< hang detected
+    bool m_started{false};                             //!< Start() called
+    std::string m_report;                              //!< hang report
+    std::chrono::steady_clock::time_point m_wallStart; //!< wall clock at Start()
+    std::chrono::steady_clock::time_point m_wallLast;  //!< wall clock of the last line
+    uint64_t m_lastEventCount{0};                      //!< events at the last line
+    Time m_progressInterval{MicroSeconds(10)};         //!< simulated step of ProgressTick
 
-    TracedCallback<const std::string&> m_hangTrace;
+    TracedCallback<const std::string&> m_hangTrace; //!< Hang
 };
 
 /**
@@ -406,23 +411,23 @@ class AstraSimScenario
     void Destroy();
 
   private:
-    std::shared_ptr<const Topology> m_topo;
-    SystemParams m_params;
-    std::vector<std::shared_ptr<const WorkloadGraph>> m_graphs;
-    std::map<std::string, std::vector<uint32_t>> m_groups;
-    Ptr<MemoryModel> m_mem;
-    std::string m_kind{"analytical"};
-    AstraSimHelper m_helper;
-    AstraFabricHelper m_fabric;
-    Ptr<AstraRunMonitor> m_monitor;
-    Ptr<SystemContext> m_ctx;
-    Ptr<NetworkBackend> m_backend;
-    Ptr<RoceBackend> m_roce;
-    NodeContainer m_nodes;
-    std::vector<Ptr<AstraSimApplication>> m_apps;
-    double m_wall{0};
-    int m_status{0};
-    bool m_built{false};
+    std::shared_ptr<const Topology> m_topo;                     //!< topology
+    SystemParams m_params;                                      //!< system parameters
+    std::vector<std::shared_ptr<const WorkloadGraph>> m_graphs; //!< one per NPU
+    std::map<std::string, std::vector<uint32_t>> m_groups;      //!< communicator groups
+    Ptr<MemoryModel> m_mem;                                     //!< remote memory (or null)
+    std::string m_kind{"analytical"};                           //!< backend kind
+    AstraSimHelper m_helper;                                    //!< application helper
+    AstraFabricHelper m_fabric;                                 //!< fabric (roce)
+    Ptr<AstraRunMonitor> m_monitor;                             //!< monitor
+    Ptr<SystemContext> m_ctx;                                   //!< system context
+    Ptr<NetworkBackend> m_backend;                              //!< backend
+    Ptr<RoceBackend> m_roce;                                    //!< backend if roce
+    NodeContainer m_nodes;                                      //!< NPU nodes
+    std::vector<Ptr<AstraSimApplication>> m_apps;               //!< engines
+    double m_wall{0};                                           //!< wall seconds of Run
+    int m_status{0};                                            //!< status of Run
+    bool m_built{false};                                        //!< Build() done
 };
 
 } // namespace astra

@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <sstream>
 
 using namespace ns3;
 using namespace ns3::astra;
@@ -124,6 +125,13 @@ class UnmatchedRecvTestCase : public TestCase
             true,
             report);
         NS_TEST_ASSERT_MSG_EQ(Contains(report, "NPU 1 waits"), false, "NPU 1 is not stuck");
+        std::ostringstream printed;
+        sc.PrintStatus(printed);
+        NS_TEST_ASSERT_MSG_EQ(
+            Contains(printed.str(), "error: 1 of 2 NPU(s) unfinished at 150000 ns"),
+            true,
+            printed.str());
+        NS_TEST_ASSERT_MSG_EQ(Contains(printed.str(), report), true, "status carries the report");
         sc.Destroy();
         Config::Reset();
     }
