@@ -455,34 +455,27 @@ AstraSimHelper::Run(std::shared_ptr<const Topology> topo,
                     const std::vector<std::shared_ptr<const WorkloadGraph>>& graphs,
                     const AstraRunOptions& opts)
 {
+    // the same path as the examples: AstraSimScenario under an AstraRunMonitor
     AstraRunResult r;
-    Ptr<NetworkBackend> backend = CreateBackend(opts.backend, topo, params.compat);
-    Ptr<SystemContext> ctx = CreateObject<SystemContext>();
-    ctx->Setup(backend, topo->GetDimensions(), params);
-    ctx->SetCommGroups(opts.commGroups);
-    AstraSimHelper helper;
-    helper.SetContext(ctx);
-    helper.SetWorkloads(graphs);
-    helper.SetAttribute("ReferenceHwLimits", BooleanValue(opts.referenceHwLimits));
+    AstraSimScenario sc;
+    sc.SetTopology(topo);
+    sc.SetSystemParams(params);
+    sc.SetWorkloads(graphs);
+    sc.SetCommGroups(opts.commGroups);
+    sc.SetBackend(opts.backend);
+    sc.SetAppAttribute("ReferenceHwLimits", BooleanValue(opts.referenceHwLimits));
     if (opts.memory)
     {
-        helper.SetMemoryModel(opts.memory);
+        sc.SetMemoryModel(opts.memory);
     }
-    NodeContainer nodes;
-    nodes.Create(topo->GetNpuCount());
-    ApplicationContainer ac = helper.Install(nodes);
-    std::vector<Ptr<AstraSimApplication>> apps;
-    for (uint32_t i = 0; i < ac.GetN(); ++i)
-    {
-        apps.push_back(DynamicCast<AstraSimApplication>(ac.Get(i)));
-    }
-    ac.Start(Seconds(0));
+    sc.GetMonitor()->SetAttribute("ProgressInterval", DoubleValue(0));
+    sc.Build();
     if (opts.hook)
     {
-        opts.hook(ctx, apps);
+        opts.hook(sc.GetContext(), sc.GetApps());
     }
-    Simulator::Run();
-    for (const auto& a : apps)
+    sc.Run();
+    for (const auto& a : sc.GetApps())
     {
         r.finishNs.push_back(a->IsFinished() ? a->GetStats().finish.GetNanoSeconds() : -1);
         r.stats.push_back(a->GetStats());
@@ -499,12 +492,10 @@ AstraSimHelper::Run(std::shared_ptr<const Topology> topo,
             }
         }
     }
-    r.records = ctx->GetRecords();
+    r.records = sc.GetContext()->GetRecords();
     r.events = Simulator::GetEventCount();
-    r.messages = ctx->GetMessagesSent();
-    apps.clear();
-    ctx->Dispose();
-    Simulator::Destroy();
+    r.messages = sc.GetContext()->GetMessagesSent();
+    sc.Destroy();
     return r;
 }
 

@@ -56,7 +56,7 @@ struct AstraRunResult
 /// Options of AstraSimHelper::Run.
 struct AstraRunOptions
 {
-    std::string backend{"analytical"};                       //!< analytical | flow
+    std::string backend{"analytical"};                       //!< analytical | flow | roce
     std::map<std::string, std::vector<uint32_t>> commGroups; //!< communicator groups
     Ptr<MemoryModel> memory;                                 //!< null: local memory
     bool referenceHwLimits{false};                           //!< one COMP + one comm at a time
@@ -114,8 +114,10 @@ class AstraSimHelper
 
     /**
      * Run one complete simulation (creates nodes, runs and destroys the
-     * Simulator). Input errors throw std::runtime_error; errors raised while
-     * running and unfinished NPUs are reported in the result.
+     * Simulator) through AstraSimScenario: the run stops when the last NPU
+     * finished or an AstraRunMonitor hang was detected. Input errors throw
+     * std::runtime_error; errors raised while running and unfinished NPUs are
+     * reported in the result.
      * \param topo topology
      * \param params system parameters (params.compat selects compat timing everywhere)
      * \param graphs one per NPU
