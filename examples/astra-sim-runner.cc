@@ -12,104 +12,28 @@
  *
  * Prints ASTRA-sim's `sys[i] finished, ...` line per NPU, a summary with a
  * per-collective table, and writes npus.csv, collectives.csv and
- * timeline.json into --output-dir (default: --logging-folder).
- * Exit status: 0 ok, 1 input error, 2 simulation did not complete (deadlock).
+ * timeline.json into --output-dir (default: --logging-folder). A progress
+ * line goes to stderr every --progress-seconds; a run that makes no progress
+ * for --hang-ns of simulated time is reported (what every stuck NPU waits on,
+ * RoCE messages in flight, PFC pause chains) and stopped.
+ * Exit status: 0 ok, 1 input error, 2 simulation did not complete (deadlock),
+ * 3 lossless drops (RoCE).
  */
 
-#include "ns3/astra-fabric-helper.h"
 #include "ns3/astra-paths.h"
-#include "ns3/astra-report.h"
 #include "ns3/astra-sim-helper.h"
-#include "ns3/chakra-reader.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/roce-backend.h"
 #include "ns3/topology.h"
 #include "ns3/workload-loader.h"
 
-#include <chrono>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sys/resource.h>
-#include <sys/stat.h>
 
 using namespace ns3;
 using namespace ns3::astra;
-
-namespace
-{
-
-struct Progress
-{
-    std::chrono::steady_clock::time_point start;
-    std::chrono::steady_clock::time_point last;
-    uint64_t lastEvents{0};
-    uint64_t lastTickEvents{0};
-    uint32_t idleTicks{0};
-    Time interval{MicroSeconds(10)};
-    double everySec{5};
-    const std::vector<Ptr<AstraSimApplication>>* apps{nullptr};
-};
-
-Progress g_progress;
-
-void
-ProgressTick()
-{
-    auto now = std::chrono::steady_clock::now();
-    double sinceLast = std::chrono::duration<double>(now - g_progress.last).count();
-    uint64_t ev = Simulator::GetEventCount();
-    // events other than this tick since the previous tick?
-    bool active = ev > g_progress.lastTickEvents + 1;
-    g_progress.lastTickEvents = ev;
-    g_progress.idleTicks = active ? 0 : g_progress.idleTicks + 1;
-    if (sinceLast >= g_progress.everySec)
-    {
-        uint32_t fin = 0;
-        for (const auto& a : *g_progress.apps)
-        {
-            fin += a->IsFinished() ? 1 : 0;
-        }
-        double total = std::chrono::duration<double>(now - g_progress.start).count();
-        std::cerr << "[progress] wall " << std::fixed << std::setprecision(1) << total
-                  << " s, simulated " << Simulator::Now().GetNanoSeconds() << " ns, finished NPUs "
-                  << fin << "/" << g_progress.apps->size() << ", " << std::setprecision(0)
-                  << (ev - g_progress.lastEvents) / std::max(1e-9, sinceLast) << " events/s"
-                  << std::endl;
-        g_progress.last = now;
-        g_progress.lastEvents = ev;
-        g_progress.interval = g_progress.interval / 2 + NanoSeconds(1);
-    }
-    else if (!active || sinceLast < g_progress.everySec / 20)
-    {
-        g_progress.interval = g_progress.interval * 2;
-    }
-    bool all = true;
-    for (const auto& a : *g_progress.apps)
-    {
-        all = all && a->IsFinished();
-    }
-    // all NPUs done: stop (packet backends may still hold timers, e.g. DCQCN rate recovery)
-    if (all)
-    {
-        Simulator::Stop();
-        return;
-    }
-    // stop ticking when nothing else has happened for a while (deadlock)
-    if (g_progress.idleTicks < 16)
-    {
-        Simulator::Schedule(g_progress.interval, &ProgressTick);
-    }
-}
-
-bool
-EndsWith(const std::string& s, const std::string& suf)
-{
-    return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
-}
-
-} // namespace
 
 int
 main(int argc, char* argv[])
@@ -132,6 +56,7 @@ main(int argc, char* argv[])
     bool hwLimits = false;
     bool summary = true;
     double progressSec = 5;
+    uint64_t hangNs = 10000000;
     uint32_t textPasses = 1;
     std::string roceConfig;
 
@@ -187,7 +112,10 @@ main(int argc, char* argv[])
                  hwLimits);
     cmd.AddValue("text-passes", "training passes unrolled from a .txt workload", textPasses);
     cmd.AddValue("summary", "print the summary table", summary);
-    cmd.AddValue("progress-seconds", "wall seconds between progress lines", progressSec);
+    cmd.AddValue("progress-seconds", "wall seconds between progress lines (0: none)", progressSec);
+    cmd.AddValue("hang-ns",
+                 "simulated ns without progress after which the run is reported hung",
+                 hangNs);
     cmd.Parse(argc, argv);
 
     if (workload.empty() || system.empty() || network.empty())
@@ -197,14 +125,12 @@ main(int argc, char* argv[])
         return 1;
     }
 
-    Ptr<SystemContext> ctx;
-    std::vector<Ptr<AstraSimApplication>> apps;
-    NodeContainer nodes;
-    AstraFabricHelper fabric;
+    AstraSimScenario sc;
+    sc.GetMonitor()->SetAttribute("ProgressInterval", DoubleValue(progressSec));
+    sc.GetMonitor()->SetAttribute("HangTimeout", TimeValue(NanoSeconds(hangNs)));
     try
     {
         auto topo = std::make_shared<Topology>(Topology::FromFile(network));
-        const uint32_t npus = topo->GetNpuCount();
         SystemParams params =
             AstraSimHelper::LoadSystemParams(system, GetReferenceDir() + "/astra-sim");
         params.compat = compat;
@@ -218,44 +144,22 @@ main(int argc, char* argv[])
         WorkloadLoadOptions lopts;
         lopts.chakra.dropDanglingCtrlDeps = dropDangling;
         lopts.text.numPasses = textPasses;
-        for (auto& g : LoadWorkload(workload, npus, lopts))
+        for (auto& g : LoadWorkload(workload, topo->GetNpuCount(), lopts))
         {
             graphs.push_back(std::make_shared<WorkloadGraph>(std::move(g)));
         }
-
-        Ptr<NetworkBackend> backend;
-        if (backendKind == "roce")
-        {
-            fabric.Install(topo);
-            Ptr<RoceBackend> roce = CreateObject<RoceBackend>();
-            roce->SetFabric(topo, fabric.GetNpus());
-            backend = roce;
-            nodes = fabric.GetNpus();
-        }
-        else
-        {
-            backend = AstraSimHelper::CreateBackend(backendKind, topo, compat);
-            nodes.Create(npus);
-        }
-        ctx = CreateObject<SystemContext>();
-        ctx->Setup(backend, topo->GetDimensions(), params);
-        ctx->SetCommGroups(AstraSimHelper::LoadCommGroups(commGroups));
-
-        AstraSimHelper helper;
-        helper.SetContext(ctx);
-        helper.SetWorkloads(graphs);
-        helper.SetAttribute("DropDanglingCtrlDeps", BooleanValue(dropDangling));
-        helper.SetAttribute("ReferenceHwLimits", BooleanValue(hwLimits));
+        sc.SetTopology(topo);
+        sc.SetSystemParams(params);
+        sc.SetWorkloads(graphs);
+        sc.SetCommGroups(AstraSimHelper::LoadCommGroups(commGroups));
+        sc.SetBackend(backendKind);
+        sc.SetAppAttribute("DropDanglingCtrlDeps", BooleanValue(dropDangling));
+        sc.SetAppAttribute("ReferenceHwLimits", BooleanValue(hwLimits));
         if (!remoteMemory.empty())
         {
-            helper.SetMemoryModel(AnalyticalRemoteMemory::FromFile(remoteMemory));
+            sc.SetMemoryModel(AnalyticalRemoteMemory::FromFile(remoteMemory));
         }
-        ApplicationContainer ac = helper.Install(nodes);
-        for (uint32_t i = 0; i < ac.GetN(); ++i)
-        {
-            apps.push_back(DynamicCast<AstraSimApplication>(ac.Get(i)));
-        }
-        ac.Start(Seconds(0));
+        sc.Build();
     }
     catch (const std::exception& e)
     {
@@ -263,66 +167,25 @@ main(int argc, char* argv[])
         return 1;
     }
 
-    auto wall0 = std::chrono::steady_clock::now();
-    g_progress.start = g_progress.last = wall0;
-    g_progress.apps = &apps;
-    g_progress.everySec = progressSec;
-    Simulator::Schedule(g_progress.interval, &ProgressTick);
-    Simulator::Run();
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-
-    int rc = 0;
-    for (const auto& a : apps)
-    {
-        if (!a->GetError().empty())
-        {
-            std::cerr << "error: NPU " << a->GetNpuId() << ": " << a->GetError() << std::endl;
-            rc = 1;
-        }
-    }
-    AstraReport report(ctx, apps);
-    report.PrintNpuLines(std::cout);
-    std::vector<uint32_t> unfinished;
-    for (const auto& a : apps)
-    {
-        if (!a->IsFinished())
-        {
-            unfinished.push_back(a->GetNpuId());
-        }
-    }
-    if (rc == 0 && !unfinished.empty())
-    {
-        std::cerr << "error: simulation ran out of events with " << unfinished.size() << " of "
-                  << apps.size()
-                  << " NPU(s) unfinished (deadlock: unmatched SEND/RECV or collective):\n";
-        for (size_t i = 0; i < unfinished.size() && i < 32; ++i)
-        {
-            std::cerr << apps[unfinished[i]]->DescribePending();
-        }
-        if (unfinished.size() > 32)
-        {
-            std::cerr << "  ... and " << unfinished.size() - 32 << " more NPUs\n";
-        }
-        rc = 2;
-    }
+    int rc = sc.Run();
+    sc.PrintStatus(std::cerr);
+    sc.PrintNpuLines(std::cout);
     if (summary)
     {
-        report.PrintSummary(std::cout);
+        sc.PrintSummary(std::cout);
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
-        std::cout << "wall " << std::fixed << std::setprecision(3) << wall << " s, events "
-                  << Simulator::GetEventCount() << ", messages " << ctx->GetMessagesSent()
-                  << ", peak RSS " << ru.ru_maxrss / 1024 << " MiB\n";
+        std::cout << "wall " << std::fixed << std::setprecision(3) << sc.GetWallSeconds()
+                  << " s, events " << Simulator::GetEventCount() << ", messages "
+                  << sc.GetContext()->GetMessagesSent() << ", peak RSS " << ru.ru_maxrss / 1024
+                  << " MiB\n";
     }
     std::string dir = outputDir.empty() ? loggingFolder : outputDir;
     if (!dir.empty())
     {
-        mkdir(dir.c_str(), 0755);
         try
         {
-            report.WriteNpuCsv(dir + "/npus.csv");
-            report.WriteCollectiveCsv(dir + "/collectives.csv");
-            report.WriteChromeTrace(dir + "/timeline.json");
+            sc.WriteReports(dir);
         }
         catch (const std::exception& e)
         {
@@ -330,6 +193,6 @@ main(int argc, char* argv[])
             rc = rc ? rc : 1;
         }
     }
-    Simulator::Destroy();
+    sc.Destroy();
     return rc;
 }

@@ -17,25 +17,18 @@
  * first, so the command line wins).
  */
 
-#include "ns3/astra-fabric-helper.h"
 #include "ns3/astra-paths.h"
-#include "ns3/astra-report.h"
 #include "ns3/astra-sim-helper.h"
-#include "ns3/chakra-reader.h"
 #include "ns3/config.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
-#include "ns3/rdma-host-stack.h"
-#include "ns3/rdma-net-device.h"
 #include "ns3/rdma-switch.h"
 #include "ns3/rdma-trace-writers.h"
 #include "ns3/roce-backend.h"
 #include "ns3/topology.h"
 #include "ns3/workload-loader.h"
 
-#include <chrono>
 #include <cstring>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sys/stat.h>
@@ -45,72 +38,6 @@ using namespace ns3::astra;
 
 namespace
 {
-
-uint32_t g_finished = 0;
-uint32_t g_npus = 0;
-
-/// Deadlock watchdog: the queue sampler and CC timers keep the event list alive, so a
-/// workload that cannot progress (unmatched SEND/RECV) would otherwise run to --max-sim-ms.
-struct Watchdog
-{
-    const std::vector<Ptr<AstraSimApplication>>* apps{nullptr};
-    Ptr<RoceBackend> backend;
-    Time interval{MilliSeconds(1)};
-    int64_t runningComp{0}; //!< COMP / MEM nodes in progress
-    uint64_t progress{0};   //!< node starts + ends so far
-    uint64_t lastProgress{~uint64_t(0)};
-    bool deadlock{false};
-};
-
-Watchdog g_wd;
-
-void
-OnNodeStart(uint32_t npu, uint64_t id)
-{
-    ++g_wd.progress;
-    const WorkloadNode* n = (*g_wd.apps)[npu]->GetGraph()->Find(id);
-    if (n && n->kind != NodeKind::COMM_COLL && n->kind != NodeKind::COMM_SEND &&
-        n->kind != NodeKind::COMM_RECV)
-    {
-        ++g_wd.runningComp;
-    }
-}
-
-void
-OnNodeEnd(uint32_t npu, uint64_t id)
-{
-    ++g_wd.progress;
-    const WorkloadNode* n = (*g_wd.apps)[npu]->GetGraph()->Find(id);
-    if (n && n->kind != NodeKind::COMM_COLL && n->kind != NodeKind::COMM_SEND &&
-        n->kind != NodeKind::COMM_RECV)
-    {
-        --g_wd.runningComp;
-    }
-}
-
-void
-WatchdogTick()
-{
-    if (g_wd.progress == g_wd.lastProgress && g_wd.runningComp == 0 &&
-        g_wd.backend->GetPendingMessages() == 0)
-    {
-        g_wd.deadlock = true;
-        Simulator::Stop();
-        return;
-    }
-    g_wd.lastProgress = g_wd.progress;
-    Simulator::Schedule(g_wd.interval, &WatchdogTick);
-}
-
-void
-OnFinished(uint32_t npu, Time t)
-{
-    if (++g_finished == g_npus)
-    {
-        // DCQCN timers would keep the event list alive: stop at the last NPU's finish
-        Simulator::Stop();
-    }
-}
 
 /// Apply --roce-config=FILE before CommandLine::Parse so that --ns3::... wins.
 void
@@ -160,6 +87,8 @@ main(int argc, char* argv[])
     std::string remoteMemory;
     uint64_t queueSampleNs = 1000;
     double maxSimMs = 10000;
+    double progressSec = 5;
+    uint64_t hangNs = 10000000;
 
     try
     {
@@ -217,12 +146,15 @@ main(int argc, char* argv[])
     cmd.AddValue("text-passes", "training passes unrolled from a .txt workload", textPasses);
     cmd.AddValue("pcap", "write pcap files of every NIC and switch port", pcap);
     cmd.AddValue("max-sim-ms", "stop the simulation at this time (ms) if not finished", maxSimMs);
+    cmd.AddValue("progress-seconds", "wall seconds between progress lines (0: none)", progressSec);
+    cmd.AddValue("hang-ns",
+                 "simulated ns without progress after which the run is reported hung",
+                 hangNs);
     cmd.Parse(argc, argv);
 
-    std::vector<Ptr<AstraSimApplication>> apps;
-    Ptr<SystemContext> ctx;
-    Ptr<RoceBackend> backend;
-    AstraFabricHelper fabric;
+    AstraSimScenario sc;
+    sc.GetMonitor()->SetAttribute("ProgressInterval", DoubleValue(progressSec));
+    sc.GetMonitor()->SetAttribute("HangTimeout", TimeValue(NanoSeconds(hangNs)));
     std::shared_ptr<Topology> topo;
     try
     {
@@ -248,7 +180,6 @@ main(int argc, char* argv[])
             topo = std::make_shared<Topology>(Topology::FromFile(network));
         }
         const uint32_t npus = topo->GetNpuCount();
-        g_npus = npus;
 
         SystemParams params;
         if (!system.empty())
@@ -278,34 +209,20 @@ main(int argc, char* argv[])
             graphs.push_back(std::make_shared<WorkloadGraph>(std::move(g)));
         }
 
-        // the fabric: real nodes, NICs, switches and links from the topology
-        fabric.SetPartition(partition, systems);
-        fabric.Install(topo);
-        backend = CreateObject<RoceBackend>();
-        backend->SetFabric(topo, fabric.GetNpus());
-
-        // the system layer, exactly as astra-sim-runner drives it
-        ctx = CreateObject<SystemContext>();
-        ctx->Setup(backend, topo->GetDimensions(), params);
-        ctx->SetCommGroups(AstraSimHelper::LoadCommGroups(commGroups));
-        AstraSimHelper helper;
-        helper.SetContext(ctx);
-        helper.SetWorkloads(graphs);
-        helper.SetAttribute("DropDanglingCtrlDeps", BooleanValue(dropDangling));
-        helper.SetAttribute("ReferenceHwLimits", BooleanValue(hwLimits));
+        // one path for every example: fabric, RoCE backend, system layer, applications
+        sc.SetTopology(topo);
+        sc.SetSystemParams(params);
+        sc.SetWorkloads(graphs);
+        sc.SetCommGroups(AstraSimHelper::LoadCommGroups(commGroups));
+        sc.SetBackend("roce");
+        sc.GetFabric().SetPartition(partition, systems);
+        sc.SetAppAttribute("DropDanglingCtrlDeps", BooleanValue(dropDangling));
+        sc.SetAppAttribute("ReferenceHwLimits", BooleanValue(hwLimits));
         if (!remoteMemory.empty())
         {
-            helper.SetMemoryModel(AnalyticalRemoteMemory::FromFile(remoteMemory));
+            sc.SetMemoryModel(AnalyticalRemoteMemory::FromFile(remoteMemory));
         }
-        ApplicationContainer ac = helper.Install(fabric.GetNpus());
-        for (uint32_t i = 0; i < ac.GetN(); ++i)
-        {
-            apps.push_back(DynamicCast<AstraSimApplication>(ac.Get(i)));
-            apps.back()->TraceConnectWithoutContext("Finished", MakeCallback(&OnFinished));
-            apps.back()->TraceConnectWithoutContext("NodeStart", MakeCallback(&OnNodeStart));
-            apps.back()->TraceConnectWithoutContext("NodeEnd", MakeCallback(&OnNodeEnd));
-        }
-        ac.Start(Seconds(0));
+        sc.Build();
     }
     catch (const std::exception& e)
     {
@@ -314,6 +231,7 @@ main(int argc, char* argv[])
     }
 
     mkdir(outputDir.c_str(), 0755);
+    AstraFabricHelper& fabric = sc.GetFabric();
     NodeContainer all = fabric.GetAllNodes();
     NodeContainer forwarding; // switches and NPUs that relay transit traffic
     for (uint32_t i = 0; i < all.GetN(); ++i)
@@ -346,86 +264,17 @@ main(int argc, char* argv[])
                   << " Gbps, " << s.latencyNs << " ns\n";
     }
 
-    g_wd.apps = &apps;
-    g_wd.backend = backend;
-    Simulator::Schedule(g_wd.interval, &WatchdogTick);
-    auto wall0 = std::chrono::steady_clock::now();
-    Simulator::Stop(MilliSeconds(maxSimMs));
-    Simulator::Run();
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-
-    int rc = 0;
-    for (const auto& a : apps)
-    {
-        if (!a->GetError().empty())
-        {
-            std::cerr << "error: NPU " << a->GetNpuId() << ": " << a->GetError() << std::endl;
-            rc = 1;
-        }
-    }
-    AstraReport report(ctx, apps);
-    report.PrintNpuLines(std::cout);
-    for (const auto& a : apps)
-    {
-        if (!a->IsFinished() && rc == 0)
-        {
-            std::cerr << "error: NPU " << a->GetNpuId() << " unfinished at "
-                      << Simulator::Now().GetNanoSeconds() << " ns"
-                      << (g_wd.deadlock ? " (deadlock: no message in flight, no compute, no "
-                                          "progress for 1 ms)"
-                                        : "")
-                      << "\n"
-                      << a->DescribePending();
-            rc = 2;
-        }
-    }
-    report.PrintSummary(std::cout);
-
+    int rc = sc.Run(MilliSeconds(maxSimMs));
+    sc.PrintStatus(std::cerr);
+    sc.PrintNpuLines(std::cout);
+    sc.PrintSummary(std::cout);
     fct.Close();
     pfc.Close();
     queues.Close();
-    RdmaRunSummary sum = RdmaRunSummary::Collect(fabric.GetNpus(), fabric.GetSwitches(), &fct);
-    // NPUs relaying transit traffic (switch-less or cross-dimension paths): their forwarders'
-    // counters (their ports were counted as host ports above)
-    for (uint32_t i = 0; i < fabric.GetNpus().GetN(); ++i)
-    {
-        if (Ptr<RdmaSwitch> fwd = fabric.GetNpus().Get(i)->GetObject<RdmaSwitch>())
-        {
-            sum.drops += fwd->GetDrops();
-            sum.losslessDrops += fwd->GetLosslessDrops();
-            sum.ecnMarks += fwd->GetEcnMarks();
-            sum.pauseFrames += fwd->GetPausesSent();
-            for (uint32_t p = 0; p < fwd->GetNPorts(); ++p)
-            {
-                sum.maxQueueBytes = std::max(sum.maxQueueBytes, fwd->GetMaxQueueBytes(p));
-            }
-        }
-    }
-    std::cout << "fabric: PFC pause frames " << sum.pauseFrames << " (paused "
-              << sum.totalPauseTime.GetMicroSeconds() << " us in total), ECN marks " << sum.ecnMarks
-              << ", CNPs " << sum.cnps << ", drops " << sum.drops << " (lossless "
-              << sum.losslessDrops << "), NAKs " << sum.naks << ", timeouts " << sum.timeouts
-              << ", retransmitted packets " << sum.retxPkts << ", peak queue " << sum.maxQueueBytes
-              << " B\n";
-    std::cout << "FCT slowdown p50 " << std::setprecision(2) << sum.slowdownP50 << ", p95 "
-              << sum.slowdownP95 << ", p99 " << sum.slowdownP99 << " over " << sum.messages
-              << " messages\n";
-    const uint64_t losslessDrops = sum.losslessDrops;
-    std::cout << "roce backend: " << backend->GetDeliveredMessages() << " messages, "
-              << backend->GetDeliveredBytes() << " bytes delivered, " << backend->GetQpCount()
-              << " QPs; wall " << std::fixed << std::setprecision(2) << wall << " s, events "
-              << Simulator::GetEventCount() << "\n";
-    if (losslessDrops > 0)
-    {
-        std::cerr << "error: " << losslessDrops
-                  << " lossless drops: PFC headroom is misconfigured\n";
-        rc = rc ? rc : 3;
-    }
+    sc.PrintFabricSummary(std::cout, &fct);
     try
     {
-        report.WriteNpuCsv(outputDir + "/npus.csv");
-        report.WriteCollectiveCsv(outputDir + "/collectives.csv");
-        report.WriteChromeTrace(outputDir + "/timeline.json");
+        sc.WriteReports(outputDir);
     }
     catch (const std::exception& e)
     {
@@ -434,7 +283,6 @@ main(int argc, char* argv[])
     }
     std::cout << "reports in " << outputDir
               << "/: npus.csv collectives.csv timeline.json fct.txt pfc.txt queue.txt\n";
-    g_wd.backend = nullptr;
-    Simulator::Destroy();
+    sc.Destroy();
     return rc;
 }

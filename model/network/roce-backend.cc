@@ -210,6 +210,8 @@ RoceBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback 
     s.sent = false;
     s.delivered = false;
     s.used = true;
+    s.qpn = 0;
+    s.qpOffset = 0;
     ++m_pending;
     ++m_posted;
     m_postedBytes += msg.bytes;
@@ -220,6 +222,9 @@ RoceBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback 
     }
     uint8_t prio = m_prio[std::min<size_t>(size_t(msg.tclass), m_prio.size() - 1)];
     Ptr<RdmaQueuePair> qp = GetQp(msg.src, msg.dst, prio);
+    s.qpn = qp->GetQpn();
+    s.qpOffset = qp->GetPostedBytes();
+    s.prio = prio;
     if (m_useSend)
     {
         m_stacks[msg.src]->PostSend(qp, msg.bytes, slot);
@@ -354,6 +359,67 @@ uint64_t
 RoceBackend::GetDeliveredBytes(TrafficClass tc) const
 {
     return m_bytesByClass[std::min<size_t>(size_t(tc), m_bytesByClass.size() - 1)];
+}
+
+uint64_t
+RoceBackend::GetProgressCounter() const
+{
+    uint64_t c = m_delivered;
+    for (const auto& s : m_stacks)
+    {
+        if (s)
+        {
+            const RdmaHostStats& st = s->GetStats();
+            c += st.dataPktsRcvd - st.outOfOrderPkts - st.dupPkts;
+        }
+    }
+    return c;
+}
+
+std::string
+RoceBackend::DescribeInFlight(uint32_t maxLines) const
+{
+    std::ostringstream os;
+    uint32_t shown = 0;
+    uint64_t total = 0;
+    for (const Slot& s : m_slots)
+    {
+        if (!s.used)
+        {
+            continue;
+        }
+        ++total;
+        if (shown >= maxLines)
+        {
+            continue;
+        }
+        ++shown;
+        uint64_t done = s.sent ? s.msg.bytes : 0;
+        Ptr<RdmaQueuePair> qp;
+        if (!s.sent && s.qpn != 0 && m_stacks[s.msg.src])
+        {
+            qp = m_stacks[s.msg.src]->GetQp(s.qpn);
+        }
+        if (qp)
+        {
+            uint64_t una = qp->GetSndUna();
+            done = una > s.qpOffset ? std::min<uint64_t>(una - s.qpOffset, s.msg.bytes) : 0;
+        }
+        os << "    NPU " << s.msg.src << " -> NPU " << s.msg.dst << ": host "
+           << m_hostIndex[s.msg.src] << " QP " << s.qpn;
+        if (qp)
+        {
+            os << " (to host " << qp->GetRemoteHost() << " QP " << qp->GetPeerQpn() << ")";
+        }
+        os << " priority " << unsigned(s.prio) << ", " << done << "/" << s.msg.bytes
+           << " B acknowledged, " << (s.delivered ? "delivered" : "not delivered") << ", posted at "
+           << s.posted.GetNanoSeconds() << " ns\n";
+    }
+    if (total > shown)
+    {
+        os << "    ... and " << (total - shown) << " more messages\n";
+    }
+    return os.str();
 }
 
 uint64_t

@@ -98,6 +98,26 @@ class RoceBackend : public NetworkBackend
     uint64_t GetDeliveredBytes(TrafficClass tc) const;
 
     /**
+     * A counter that grows whenever the fabric makes progress: data packets
+     * accepted in order by any endpoint plus messages delivered. Retransmitted,
+     * duplicate and out-of-order packets do not count, so a livelock of
+     * retransmissions is not progress. Costs one pass over the endpoints (call
+     * it from a periodic check, not per packet).
+     * \return the counter
+     */
+    uint64_t GetProgressCounter() const;
+
+    /**
+     * Describe the messages in flight (posted, not both delivered and
+     * acknowledged), one line each: source and destination NPU, requester
+     * host and QP number, priority, payload bytes acknowledged / total,
+     * delivered flag and post time.
+     * \param maxLines at most this many lines (a final line counts the rest)
+     * \return the text ("" when nothing is in flight)
+     */
+    std::string DescribeInFlight(uint32_t maxLines = 32) const;
+
+    /**
      * Apply a configuration file (JSON or YAML; one mapping) to the ns-3
      * attribute defaults; call before the fabric is built. Accepted forms:
      *  - "ns3::Type::Attribute": value            (Config::SetDefault)
@@ -161,6 +181,9 @@ class RoceBackend : public NetworkBackend
         SentCallback onSent;           //!< sender completion
         DeliveredCallback onDelivered; //!< receiver completion
         Time posted;                   //!< Send() time
+        uint64_t qpOffset{0};          //!< QP byte offset of the message's first byte
+        uint32_t qpn{0};               //!< requester QP number (0: local copy)
+        uint8_t prio{0};               //!< data priority
         bool sent{false};              //!< onSent done
         bool delivered{false};         //!< onDelivered done
         bool used{false};              //!< slot in use
