@@ -178,6 +178,11 @@ struct BenchResult
 BenchResult
 RunOnce(uint32_t gbps, Time simTime, uint32_t leaves, uint32_t hostsPerLeaf, uint32_t spines)
 {
+    // Base RTT across a spine (HPCC, DCTCP, TIMELY and Swift use it): 4 link delays each way
+    // plus one MTU frame serialized on 2 host links and 2 fabric links (2x the host rate).
+    const double frameBits = (1000.0 + 78 + 4 + kEthernetWireOverhead) * 8;
+    const Time baseRtt = NanoSeconds(8 * 1000) + Seconds(3 * frameBits / (gbps * 1e9));
+    Config::SetDefault("ns3::RdmaHostStack::BaseRtt", TimeValue(baseRtt));
     RdmaTopologyHelper th;
     // one lossless data class (priority 3); ACK/CNP on the strict control class
     th.GetRdmaHelper().SetMmuAttribute("LosslessPriorities", UintegerValue(1u << 3));
