@@ -31,6 +31,12 @@
  *   frameBytes which then sets the tx time); TxHandler(dev, frame) at the end of
  *   serialization (not PFC). Enqueue/Send calls made from inside handlers or
  *   from DequeueFrame are safe: selection is re-run once, never nested.
+ * - Frames are stored in pooled slots (RdmaFrameSlot) and never copied per hop: an
+ *   RxHandler that calls EnqueueFrame(std::move(frame)) on the frame it received
+ *   hands the frame's slot over (do not use frame afterwards, as after any move).
+ *   The channel keeps a FIFO of frames in flight per direction with one pending
+ *   reception event. frame.packet may be null (lazily built RoCE frame): see
+ *   RdmaQueuedFrame::packet and EnsurePacket().
  * - PFC reaction: quanta q > 0 pauses for floor(q x 512 / rate) from the arrival
  *   of the PFC frame; a later frame replaces the expiry (longer or shorter);
  *   q = 0 resumes at once; the frame on the wire finishes. One timer per
