@@ -7,15 +7,20 @@
  *
  *   ./rdma-bench                         # both rates, 2 ms simulated each
  *   ./rdma-bench --rates=400 --simTime=5ms --cc=none
+ *   ./rdma-bench --rates=100 --cc=hpcc             # INT on (auto: only for hpcc)
+ *   ./rdma-bench --rates=100 --cc=dcqcn --int=on   # cost of the INT hook alone
  *
  * Wall and CPU time cover Simulator::Run only. It also reports the per-flow goodput
  * range and, for comparison, the max-min fair rates the flows' ECMP paths allow.
  */
 
+#include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/config.h"
 #include "ns3/dcqcn.h"
+#include "ns3/dctcp.h"
 #include "ns3/global-value.h"
+#include "ns3/hpcc.h"
 #include "ns3/rdma-channel.h"
 #include "ns3/rdma-forwarding-table.h"
 #include "ns3/rdma-host-stack.h"
@@ -25,6 +30,8 @@
 #include "ns3/rdma-topology-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/swift.h"
+#include "ns3/timely.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -171,6 +178,11 @@ struct BenchResult
 BenchResult
 RunOnce(uint32_t gbps, Time simTime, uint32_t leaves, uint32_t hostsPerLeaf, uint32_t spines)
 {
+    // Base RTT across a spine (HPCC, DCTCP, TIMELY and Swift use it): 4 link delays each way
+    // plus one MTU frame serialized on 2 host links and 2 fabric links (2x the host rate).
+    const double frameBits = (1000.0 + 78 + 4 + kEthernetWireOverhead) * 8;
+    const Time baseRtt = NanoSeconds(8 * 1000) + Seconds(3 * frameBits / (gbps * 1e9));
+    Config::SetDefault("ns3::RdmaHostStack::BaseRtt", TimeValue(baseRtt));
     RdmaTopologyHelper th;
     // one lossless data class (priority 3); ACK/CNP on the strict control class
     th.GetRdmaHelper().SetMmuAttribute("LosslessPriorities", UintegerValue(1u << 3));
@@ -257,7 +269,11 @@ main(int argc, char* argv[])
     CommandLine cmd(__FILE__);
     cmd.AddValue("rates", "comma-separated host link rates in Gbps", rates);
     cmd.AddValue("simTime", "simulated time per run", simTime);
-    cmd.AddValue("cc", "dcqcn | none", cc);
+    std::string intMode = "auto";
+    cmd.AddValue("cc", "congestion control: none | dcqcn | hpcc | timely | dctcp | swift", cc);
+    cmd.AddValue("int",
+                 "switch INT hook (RdmaSwitch::IntEnabled): auto (on for hpcc only) | on | off",
+                 intMode);
     cmd.AddValue("scheduler",
                  "event scheduler TypeId (ns-3 default: ns3::MapScheduler)",
                  scheduler);
@@ -266,10 +282,20 @@ main(int argc, char* argv[])
     cmd.AddValue("hostsPerLeaf", "hosts per leaf", hostsPerLeaf);
     cmd.AddValue("spines", "spine switches", spines);
     cmd.Parse(argc, argv);
-    NS_ABORT_MSG_IF(cc != "dcqcn" && cc != "none", "--cc must be dcqcn or none, got " << cc);
-    Config::SetDefault(
-        "ns3::RdmaHostStack::CongestionControl",
-        TypeIdValue(cc == "dcqcn" ? RdmaCcDcqcn::GetTypeId() : RdmaCcNone::GetTypeId()));
+    const std::map<std::string, TypeId> ccTypes = {{"none", RdmaCcNone::GetTypeId()},
+                                                   {"dcqcn", RdmaCcDcqcn::GetTypeId()},
+                                                   {"hpcc", RdmaCcHpcc::GetTypeId()},
+                                                   {"timely", RdmaCcTimely::GetTypeId()},
+                                                   {"dctcp", RdmaCcDctcp::GetTypeId()},
+                                                   {"swift", RdmaCcSwift::GetTypeId()}};
+    const auto ccIt = ccTypes.find(cc);
+    NS_ABORT_MSG_IF(ccIt == ccTypes.end(),
+                    "--cc must be none, dcqcn, hpcc, timely, dctcp or swift, got " << cc);
+    NS_ABORT_MSG_IF(intMode != "auto" && intMode != "on" && intMode != "off",
+                    "--int must be auto, on or off, got " << intMode);
+    const bool intOn = intMode == "on" || (intMode == "auto" && cc == "hpcc");
+    Config::SetDefault("ns3::RdmaHostStack::CongestionControl", TypeIdValue(ccIt->second));
+    Config::SetDefault("ns3::RdmaSwitch::IntEnabled", BooleanValue(intOn));
     GlobalValue::Bind("SchedulerType", StringValue(scheduler));
     Config::SetDefault("ns3::RdmaHostStack::AckInterval", UintegerValue(ackInterval));
     std::stringstream ss(rates);
@@ -281,7 +307,8 @@ main(int argc, char* argv[])
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         std::cout << "rdma-bench " << leaves * hostsPerLeaf << " hosts, " << g << " Gbps, "
-                  << simTime << " simulated, cc " << cc << ", " << scheduler << ":\n"
+                  << simTime << " simulated, cc " << cc << (intOn ? " (INT on)" : "") << ", "
+                  << scheduler << ":\n"
                   << "  wall / CPU time     : " << r.wallSeconds << " s / " << r.cpuSeconds
                   << " s\n"
                   << "  packet-hops         : " << r.packetHops << " ("

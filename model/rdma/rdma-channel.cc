@@ -14,31 +14,31 @@ NS_LOG_COMPONENT_DEFINE("RdmaChannel");
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaChannel);
 
-namespace
-{
-/// The one reception event of a frame: owns the frame, calls the peer's Receive.
-class RdmaRxEvent : public EventImpl
+/**
+ * Reception event of one direction of a channel: delivers the head frame (pooled: no
+ * malloc per frame).
+ */
+class RdmaChannelDeliverEvent : public EventImpl
 {
   public:
-    RDMA_EVENT_POOLED(RdmaRxEvent)
+    RDMA_EVENT_POOLED(RdmaChannelDeliverEvent)
 
-    RdmaRxEvent(RdmaNetDevice* dev, RdmaQueuedFrame&& frame)
-        : m_dev(dev),
-          m_frame(std::move(frame))
+    RdmaChannelDeliverEvent(RdmaChannel* ch, uint8_t d)
+        : m_ch(ch),
+          m_d(d)
     {
     }
 
   protected:
     void Notify() override
     {
-        m_dev->Receive(m_frame);
+        m_ch->Deliver(m_d);
     }
 
   private:
-    Ptr<RdmaNetDevice> m_dev;
-    RdmaQueuedFrame m_frame;
+    Ptr<RdmaChannel> m_ch; //!< the channel
+    uint8_t m_d;           //!< direction (sending end)
 };
-} // namespace
 
 TypeId
 RdmaChannel::GetTypeId()
@@ -63,6 +63,18 @@ RdmaChannel::~RdmaChannel() = default;
 void
 RdmaChannel::DoDispose()
 {
+    for (Direction& dir : m_dir)
+    {
+        while (dir.size > 0)
+        {
+            RdmaFrameSlot::Put(dir.ring[dir.head].slot);
+            dir.head = (dir.head + 1) & (static_cast<uint32_t>(dir.ring.size()) - 1);
+            --dir.size;
+        }
+        dir.ring.clear();
+        dir.head = 0;
+        dir.scheduled = false;
+    }
     m_dev[0] = nullptr;
     m_dev[1] = nullptr;
     m_nDevices = 0;
@@ -85,13 +97,82 @@ RdmaChannel::Attach(Ptr<RdmaNetDevice> dev)
 void
 RdmaChannel::Transmit(RdmaQueuedFrame&& frame, Ptr<RdmaNetDevice> from, Time txTime)
 {
-    RdmaNetDevice* peer = (m_dev[0] == from) ? PeekPointer(m_dev[1]) : PeekPointer(m_dev[0]);
-    NS_ABORT_MSG_IF(m_nDevices < 2 || !peer,
-                    "RdmaChannel: transmit on a link with " << m_nDevices << " attached device(s)");
+    RdmaFrameSlot* s = RdmaFrameSlot::Get();
+    s->frame = std::move(frame);
+    TransmitSlot(s, PeekPointer(from), txTime);
+}
+
+void
+RdmaChannel::TransmitSlot(RdmaFrameSlot* slot, RdmaNetDevice* from, Time txTime)
+{
+    const uint8_t d = (PeekPointer(m_dev[0]) == from) ? 0 : 1;
+    if (m_nDevices < 2 || !m_dev[1 - d])
+    {
+        RdmaFrameSlot::Put(slot);
+        NS_FATAL_ERROR("RdmaChannel: transmit on a link with " << m_nDevices
+                                                               << " attached device(s)");
+    }
     ++m_frames;
-    Simulator::ScheduleWithContext(peer->m_contextId,
-                                   txTime + m_delay,
-                                   new RdmaRxEvent(peer, std::move(frame)));
+    Direction& dir = m_dir[d];
+    uint32_t cap = static_cast<uint32_t>(dir.ring.size());
+    if (dir.size == cap)
+    {
+        const uint32_t newCap = cap ? cap * 2 : 16;
+        std::vector<InFlight> nb(newCap);
+        for (uint32_t k = 0; k < dir.size; ++k)
+        {
+            nb[k] = dir.ring[(dir.head + k) & (cap - 1)];
+        }
+        dir.ring.swap(nb);
+        dir.head = 0;
+        cap = newCap;
+    }
+    const uint64_t arrival = static_cast<uint64_t>(Simulator::Now().GetTimeStep() +
+                                                   txTime.GetTimeStep() + m_delay.GetTimeStep());
+    dir.ring[(dir.head + dir.size) & (cap - 1)] = InFlight{slot, arrival};
+    ++dir.size;
+    if (!dir.scheduled)
+    {
+        ScheduleHead(d);
+    }
+}
+
+void
+RdmaChannel::ScheduleHead(uint8_t d)
+{
+    Direction& dir = m_dir[d];
+    const int64_t now = Simulator::Now().GetTimeStep();
+    const int64_t at = static_cast<int64_t>(dir.ring[dir.head].arrivalTs);
+    dir.scheduled = true;
+    Simulator::ScheduleWithContext(PeekPointer(m_dev[1 - d])->m_contextId,
+                                   TimeStep(at > now ? at - now : 0),
+                                   new RdmaChannelDeliverEvent(this, d));
+}
+
+void
+RdmaChannel::Deliver(uint8_t d)
+{
+    Direction& dir = m_dir[d];
+    dir.scheduled = false;
+    if (dir.size == 0)
+    {
+        return; // disposed meanwhile
+    }
+    RdmaFrameSlot* slot = dir.ring[dir.head].slot;
+    dir.head = (dir.head + 1) & (static_cast<uint32_t>(dir.ring.size()) - 1);
+    --dir.size;
+    // While Receive runs, EnqueueFrame of this very frame takes the slot over.
+    RdmaFrameSlot::s_receiving = slot;
+    PeekPointer(m_dev[1 - d])->Receive(slot->frame);
+    if (RdmaFrameSlot::s_receiving == slot)
+    {
+        RdmaFrameSlot::Put(slot);
+    }
+    RdmaFrameSlot::s_receiving = nullptr;
+    if (dir.size > 0 && !dir.scheduled)
+    {
+        ScheduleHead(d);
+    }
 }
 
 Ptr<RdmaNetDevice>

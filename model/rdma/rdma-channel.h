@@ -1,8 +1,15 @@
 /*
  * RdmaChannel: a full-duplex point-to-point link between two RdmaNetDevices
  * with a propagation delay. The sending device calls Transmit() when a frame
- * starts serialization; the channel schedules ONE event: the peer's Receive()
- * at now + txTime + delay (in the peer node's context).
+ * starts serialization; the frame reaches the peer's Receive() at
+ * now + txTime + delay (in the peer node's context), one event per frame.
+ *
+ * Frames in flight in one direction arrive in the order they were sent, so each
+ * direction keeps them in a FIFO and has at most ONE pending reception event (for
+ * the head frame; the next one is scheduled when it is delivered). The simulator's
+ * event set then holds one event per busy link direction instead of one per frame
+ * in flight (a 1 us, 100 Gbps link carries ~12 frames), which keeps the scheduler's
+ * heap small.
  */
 
 #ifndef RDMA_CHANNEL_H
@@ -13,6 +20,8 @@
 #include "ns3/channel.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
+
+#include <vector>
 
 namespace ns3
 {
@@ -44,6 +53,15 @@ class RdmaChannel : public Channel
      */
     void Transmit(RdmaQueuedFrame&& frame, Ptr<RdmaNetDevice> from, Time txTime);
 
+    /**
+     * As Transmit, for a frame in a pooled slot (the device's path: no copy). The
+     * reception event owns the slot from now on.
+     * \param slot the frame's slot
+     * \param from the sending device
+     * \param txTime serialization time of the frame
+     */
+    void TransmitSlot(RdmaFrameSlot* slot, RdmaNetDevice* from, Time txTime);
+
     /// \return the peer of dev (nullptr if none) \param dev one end
     Ptr<RdmaNetDevice> GetPeer(Ptr<const RdmaNetDevice> dev) const;
     Ptr<RdmaNetDevice> GetRdmaDevice(std::size_t i) const; //!< \return device i \param i 0/1
@@ -58,6 +76,30 @@ class RdmaChannel : public Channel
     void DoDispose() override;
 
   private:
+    friend class RdmaChannelDeliverEvent;
+
+    /// Deliver the head frame of direction d (sent by m_dev[d]) and schedule the next.
+    void Deliver(uint8_t d);
+    /// Schedule the reception event of direction d's head frame.
+    void ScheduleHead(uint8_t d);
+
+    /// A frame on the wire.
+    struct InFlight
+    {
+        RdmaFrameSlot* slot; //!< the frame
+        uint64_t arrivalTs;  //!< absolute arrival time (Time steps)
+    };
+
+    /// Frames in flight in one direction (FIFO ring, power-of-two capacity).
+    struct Direction
+    {
+        std::vector<InFlight> ring; //!< storage
+        uint32_t head{0};           //!< index of the oldest frame
+        uint32_t size{0};           //!< frames in flight
+        bool scheduled{false};      //!< a reception event is pending
+    };
+
+    Direction m_dir[2];          //!< index = sending end
     Ptr<RdmaNetDevice> m_dev[2]; //!< the two ends
     std::size_t m_nDevices{0};   //!< attached devices
     Time m_delay;                //!< propagation delay

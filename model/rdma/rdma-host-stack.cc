@@ -255,7 +255,7 @@ RdmaHostStack::AddPort(Ptr<RdmaNetDevice> dev)
     p->source = std::make_unique<PortSource>(this, idx);
     p->lineRate = dev->GetDataRate().GetBitRate();
     dev->SetPortIndex(idx); // equals the transit forwarder's port numbering
-    dev->SetRxHandler(MakeCallback(&RdmaHostStack::Receive, this));
+    dev->SetRxHandler(MakeCallback(&RdmaHostStack::Receive, this), false);
     dev->SetFrameSource(p->source.get());
     m_ports.push_back(std::move(p));
 }
@@ -779,7 +779,8 @@ RdmaHostStack::BuildReadResponse(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint
     m.psn = RdmaPsn::FromIndex(idx, qp->m_rcvPsnBase); // the requester's PSN space
     m.payload = payload;
     m.sendTimeNs = nowPs / 1000;
-    frame.packet = RoceFrame::Build(m);
+    m.frameBytes = RoceFrame::GetFrameBytes(m);
+    frame.packet = nullptr; // built from meta by the device only if a sniffer/sink wants it
     frame.inPort = 0;
     ++job.nextIdx;
     if (job.nextIdx == job.endIdx)
@@ -852,7 +853,8 @@ RdmaHostStack::BuildData(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t now
         m.rethLen = uint32_t(std::min<uint64_t>(msg.bytes, 0xFFFFFFFFu));
     }
     m.sendTimeNs = nowPs / 1000;
-    frame.packet = RoceFrame::Build(m);
+    m.frameBytes = RoceFrame::GetFrameBytes(m);
+    frame.packet = nullptr; // built from meta by the device only if a sniffer/sink wants it
     frame.inPort = 0;
 
     // advance
@@ -1268,7 +1270,7 @@ RdmaHostStack::SendAck(RdmaQueuePair* qp, const RdmaMeta& data, bool nak)
     {
         m.intStack[i] = data.intStack[i];
     }
-    f.packet = RoceFrame::Build(m);
+    m.frameBytes = RoceFrame::GetFrameBytes(m); // packet built lazily (see BuildData)
     qp->m_unackedPkts = 0;
     qp->m_unackedBytes = 0;
     if (nak)
@@ -1297,7 +1299,7 @@ RdmaHostStack::SendCnp(RdmaQueuePair* qp)
     m.sport = qp->m_sport;
     m.dport = RoceHeader::kRoceUdpPort;
     m.destQp = qp->m_peerQpn;
-    f.packet = RoceFrame::Build(m);
+    m.frameBytes = RoceFrame::GetFrameBytes(m); // packet built lazily (see BuildData)
     ++m_stats.cnpsSent;
     m_cnpSentTrace(m_hostIndex, qp->m_qpn);
     m_ports[qp->m_port]->dev->EnqueueFrame(std::move(f));

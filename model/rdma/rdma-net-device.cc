@@ -40,7 +40,11 @@ PcapSniffEvent(Ptr<PcapFileWrapper> file, Ptr<const Packet> p)
 }
 } // namespace
 
-/// Transmit-complete event without std::function (pooled: no malloc per frame).
+/**
+ * Transmit-complete event without std::function (pooled: no malloc per frame). Scheduled
+ * without an EventId (none is needed: it is never cancelled); it keeps the device alive
+ * and does nothing if the device was disposed meanwhile.
+ */
 class RdmaNetDevice::TxCompleteEvent : public EventImpl
 {
   public:
@@ -54,53 +58,86 @@ class RdmaNetDevice::TxCompleteEvent : public EventImpl
   protected:
     void Notify() override
     {
-        m_dev->TransmitComplete();
+        if (m_dev->m_current)
+        {
+            m_dev->TransmitComplete();
+        }
     }
 
   private:
-    RdmaNetDevice* m_dev;
+    Ptr<RdmaNetDevice> m_dev; //!< the transmitting device
 };
+
+// ------------------------------------------------------------------------- frame slots
+
+namespace
+{
+RdmaFrameSlot* g_freeSlots{nullptr}; //!< free list of RdmaFrameSlot (one simulation per process)
+} // namespace
+
+RdmaFrameSlot* RdmaFrameSlot::s_receiving{nullptr};
+
+RdmaFrameSlot*
+RdmaFrameSlot::Get()
+{
+    RdmaFrameSlot* s = g_freeSlots;
+    if (s)
+    {
+        g_freeSlots = s->next;
+        s->next = nullptr;
+        return s;
+    }
+    return new RdmaFrameSlot();
+}
+
+void
+RdmaFrameSlot::Put(RdmaFrameSlot* s)
+{
+    s->frame.packet = nullptr;
+    s->next = g_freeSlots;
+    g_freeSlots = s;
+}
 
 // ------------------------------------------------------------------------- FrameRing
 
 void
-RdmaNetDevice::FrameRing::Push(RdmaQueuedFrame&& f)
+RdmaNetDevice::FrameRing::Push(RdmaFrameSlot* f)
 {
     uint32_t cap = static_cast<uint32_t>(m_buf.size());
     if (m_size == cap)
     {
         uint32_t newCap = cap ? cap * 2 : 16;
-        std::vector<RdmaQueuedFrame> nb(newCap);
+        std::vector<RdmaFrameSlot*> nb(newCap, nullptr);
         for (uint32_t k = 0; k < m_size; ++k)
         {
-            nb[k] = std::move(m_buf[(m_head + k) & (cap - 1)]);
+            nb[k] = m_buf[(m_head + k) & (cap - 1)];
         }
         m_buf.swap(nb);
         m_head = 0;
         cap = newCap;
     }
-    m_buf[(m_head + m_size) & (cap - 1)] = std::move(f);
+    m_buf[(m_head + m_size) & (cap - 1)] = f;
     ++m_size;
 }
 
-void
-RdmaNetDevice::FrameRing::Pop(RdmaQueuedFrame& out)
+RdmaFrameSlot*
+RdmaNetDevice::FrameRing::Pop()
 {
-    RdmaQueuedFrame& f = m_buf[m_head];
-    out.meta = f.meta;
-    out.inPort = f.inPort;
-    out.packet = f.packet;
-    f.packet = nullptr; // drop the slot's reference now, while the packet is hot in cache
+    RdmaFrameSlot* f = m_buf[m_head];
     m_head = (m_head + 1) & (static_cast<uint32_t>(m_buf.size()) - 1);
     --m_size;
+    return f;
 }
 
 void
 RdmaNetDevice::FrameRing::Clear()
 {
+    while (m_size > 0)
+    {
+        RdmaFrameSlot::Put(Pop());
+    }
     m_buf.clear();
     m_head = 0;
-    m_size = 0;
 }
 
 // ---------------------------------------------------------------------------- TypeId
@@ -215,7 +252,6 @@ RdmaNetDevice::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_wakeEvent.Cancel();
-    m_txEvent.Cancel(); // the event holds a raw pointer to this device
     for (auto& e : m_pauseEvent)
     {
         e.Cancel();
@@ -224,7 +260,7 @@ RdmaNetDevice::DoDispose()
     {
         q.Clear();
     }
-    m_current = RdmaQueuedFrame();
+    m_current = nullptr; // owned by its reception event
     m_channel = nullptr;
     m_node = nullptr;
     m_receiveErrorModel = nullptr;
@@ -327,9 +363,10 @@ RdmaNetDevice::Attach(Ptr<RdmaChannel> ch)
 }
 
 void
-RdmaNetDevice::SetRxHandler(RxHandler h)
+RdmaNetDevice::SetRxHandler(RxHandler h, bool usesPacket)
 {
     m_rxHandler = h;
+    m_rxHandlerUsesPacket = usesPacket;
 }
 
 void
@@ -375,6 +412,12 @@ RdmaNetDevice::NextTxTicks(uint32_t frameBytes)
         static_cast<unsigned __int128>(uint64_t(frameBytes + kEthernetWireOverhead) * 8u) *
             m_ticksPerSecond +
         m_txCarry;
+    if (static_cast<uint64_t>(num >> 64) == 0)
+    {
+        const uint64_t n64 = static_cast<uint64_t>(num); // usual case: 64-bit division
+        m_txCarry = n64 % m_bps;
+        return n64 / m_bps;
+    }
     uint64_t q = static_cast<uint64_t>(num / m_bps);
     m_txCarry = static_cast<uint64_t>(num % m_bps);
     return q;
@@ -400,9 +443,11 @@ RdmaNetDevice::EnqueueFrame(RdmaQueuedFrame&& frame)
 {
     const uint8_t p = frame.meta.priority;
     NS_ABORT_MSG_IF(p > 7, Name() << ": EnqueueFrame with priority " << +p << " (must be 0..7)");
-    NS_ABORT_MSG_IF(frame.meta.frameBytes == 0 || !frame.packet,
-                    Name() << ": EnqueueFrame with frameBytes 0 or no packet "
-                              "(build frames with RoceFrame::Build)");
+    NS_ABORT_MSG_IF(frame.meta.frameBytes == 0 ||
+                        (!frame.packet && frame.meta.kind != RdmaFrameKind::ROCE),
+                    Name() << ": EnqueueFrame with frameBytes 0 or no packet (only a RoCE "
+                              "frame may leave it null, to be built from its meta; build "
+                              "frames with RoceFrame::Build)");
     NS_ABORT_MSG_IF(
         frame.meta.kind == RdmaFrameKind::ROCE &&
             frame.meta.frameBytes > uint32_t(m_mtu) + RoceHeader::kEthBytes + RoceHeader::kFcsBytes,
@@ -413,7 +458,18 @@ RdmaNetDevice::EnqueueFrame(RdmaQueuedFrame&& frame)
         return;
     }
     m_queueBytes[p] += frame.meta.frameBytes;
-    m_queue[p].Push(std::move(frame));
+    RdmaFrameSlot* slot;
+    if (RdmaFrameSlot::s_receiving && &frame == &RdmaFrameSlot::s_receiving->frame)
+    {
+        slot = RdmaFrameSlot::s_receiving; // the frame being received: take its slot over
+        RdmaFrameSlot::s_receiving = nullptr;
+    }
+    else
+    {
+        slot = RdmaFrameSlot::Get();
+        slot->frame = std::move(frame);
+    }
+    m_queue[p].Push(slot);
     m_nonEmpty |= static_cast<uint8_t>(1u << p);
     if (!m_enqueueTrace.IsEmpty())
     {
@@ -425,11 +481,11 @@ RdmaNetDevice::EnqueueFrame(RdmaQueuedFrame&& frame)
     }
 }
 
-void
-RdmaNetDevice::PopQueue(uint8_t p, RdmaQueuedFrame& out)
+RdmaFrameSlot*
+RdmaNetDevice::PopQueue(uint8_t p)
 {
-    m_queue[p].Pop(out);
-    m_queueBytes[p] -= out.meta.frameBytes;
+    RdmaFrameSlot* out = m_queue[p].Pop();
+    m_queueBytes[p] -= out->frame.meta.frameBytes;
     if (m_queue[p].Empty())
     {
         m_nonEmpty &= static_cast<uint8_t>(~(1u << p));
@@ -438,6 +494,7 @@ RdmaNetDevice::PopQueue(uint8_t p, RdmaQueuedFrame& out)
     {
         m_dequeueTrace(p, m_queueBytes[p]);
     }
+    return out;
 }
 
 bool
@@ -466,7 +523,7 @@ RdmaNetDevice::PickDataQueue(uint8_t eligible, uint8_t& prio)
                 m_deficit[p] += int64_t(m_dwrrQuantum) * m_weights[p];
                 m_dwrrTurn = true;
             }
-            const uint32_t sz = m_queue[p].Front().meta.frameBytes;
+            const uint32_t sz = m_queue[p].Front()->frame.meta.frameBytes;
             if (int64_t(sz) <= m_deficit[p])
             {
                 m_deficit[p] -= sz;
@@ -508,34 +565,37 @@ RdmaNetDevice::StartNext()
         if (m_pfcPending)
         {
             m_pfcPending = false;
-            m_current.meta = m_pfcMeta;
-            m_current.inPort = 0;
-            m_current.packet =
-                RoceFrame::BuildPfc(m_current.meta, Mac48Address::ConvertFrom(GetAddress()));
-            StartTransmit(m_current);
+            RdmaFrameSlot* s = RdmaFrameSlot::Get();
+            s->frame.meta = m_pfcMeta;
+            s->frame.inPort = 0;
+            s->frame.packet =
+                RoceFrame::BuildPfc(s->frame.meta, Mac48Address::ConvertFrom(GetAddress()));
+            StartTransmit(s);
             break;
         }
         const uint8_t ready = m_nonEmpty & static_cast<uint8_t>(~m_pausedMask);
         const uint8_t ctrl = ready & m_controlMask;
         if (ctrl)
         {
-            PopQueue(HighestBit(ctrl), m_current);
-            StartTransmit(m_current);
+            StartTransmit(PopQueue(HighestBit(ctrl)));
             break;
         }
         const uint8_t data = ready & static_cast<uint8_t>(~m_controlMask);
         if (m_source && (m_preferSource || !data))
         {
             Time nextTry = Time::Max();
-            if (m_source->DequeueFrame(m_pausedMask, m_current, nextTry))
+            RdmaFrameSlot* s = RdmaFrameSlot::Get();
+            if (m_source->DequeueFrame(m_pausedMask, s->frame, nextTry))
             {
-                NS_ABORT_MSG_IF(m_current.meta.frameBytes == 0 || !m_current.packet,
-                                Name() << ": frame source returned a frame without packet or "
-                                          "frameBytes (build it with RoceFrame::Build)");
+                NS_ABORT_MSG_IF(s->frame.meta.frameBytes == 0 ||
+                                    (!s->frame.packet && s->frame.meta.kind != RdmaFrameKind::ROCE),
+                                Name() << ": frame source returned a frame without frameBytes "
+                                          "(build it with RoceFrame::Build)");
                 m_preferSource = false;
-                StartTransmit(m_current);
+                StartTransmit(s);
                 break;
             }
+            RdmaFrameSlot::Put(s);
             if (!data)
             {
                 if (nextTry != Time::Max())
@@ -549,18 +609,29 @@ RdmaNetDevice::StartNext()
         {
             uint8_t p = 0;
             PickDataQueue(data, p);
-            PopQueue(p, m_current);
             m_preferSource = true;
-            StartTransmit(m_current);
+            StartTransmit(PopQueue(p));
             break;
         }
     } while (m_kick);
     m_selecting = false;
 }
 
-void
-RdmaNetDevice::StartTransmit(RdmaQueuedFrame& f)
+Ptr<Packet>
+RdmaNetDevice::EnsurePacket(RdmaQueuedFrame& frame)
 {
+    if (!frame.packet)
+    {
+        RdmaMeta m = frame.meta; // Build sets frameBytes; a handler may have changed it
+        frame.packet = RoceFrame::Build(m);
+    }
+    return frame.packet;
+}
+
+void
+RdmaNetDevice::StartTransmit(RdmaFrameSlot* s)
+{
+    RdmaQueuedFrame& f = s->frame;
     const bool pfc = (f.meta.kind == RdmaFrameKind::PFC);
     if (!pfc && !m_dequeueHandler.IsNull())
     {
@@ -586,40 +657,37 @@ RdmaNetDevice::StartTransmit(RdmaQueuedFrame& f)
     }
     if (!m_macTxTrace.IsEmpty())
     {
+        EnsurePacket(f);
         m_macTxTrace(f);
     }
     if (!m_snifferTrace.IsEmpty())
     {
-        m_snifferTrace(f.packet);
+        m_snifferTrace(EnsurePacket(f));
     }
     if (!m_promiscSnifferTrace.IsEmpty())
     {
-        m_promiscSnifferTrace(f.packet);
+        m_promiscSnifferTrace(EnsurePacket(f));
     }
     const Time txTime = TimeStep(ticks);
-    if (m_txHandler.IsNull() || pfc)
-    {
-        m_channel->Transmit(std::move(f), this, txTime);
-    }
-    else
-    {
-        RdmaQueuedFrame copy = f; // kept in m_current for the TxHandler
-        m_channel->Transmit(std::move(copy), this, txTime);
-    }
-    m_txEvent = Simulator::Schedule(txTime, Ptr<EventImpl>(new TxCompleteEvent(this), false));
+    // The transmit-complete event is scheduled before the reception event: at equal
+    // times (zero delay) it runs first, so the slot (owned by the reception event) is
+    // still alive when the TxHandler sees m_current.
+    Simulator::ScheduleWithContext(m_contextId, txTime, new TxCompleteEvent(this));
+    m_current = s;
+    m_channel->TransmitSlot(s, this, txTime);
 }
 
 void
 RdmaNetDevice::TransmitComplete()
 {
     m_busy = false;
-    if (!m_txHandler.IsNull() && m_current.meta.kind != RdmaFrameKind::PFC)
+    if (!m_txHandler.IsNull() && m_current->frame.meta.kind != RdmaFrameKind::PFC)
     {
         m_selecting = true; // the handler may enqueue: selection runs once, below
-        m_txHandler(this, m_current);
+        m_txHandler(this, m_current->frame);
         m_selecting = false;
     }
-    m_current.packet = nullptr;
+    m_current = nullptr;
     StartNext();
 }
 
@@ -798,12 +866,13 @@ RdmaNetDevice::GetPauseExpiry(uint8_t p) const
 // ------------------------------------------------------------------------- reception
 
 void
-RdmaNetDevice::DropFrame(const RdmaQueuedFrame& f, DropReason r)
+RdmaNetDevice::DropFrame(RdmaQueuedFrame& f, DropReason r)
 {
     ++m_drops;
     NS_LOG_LOGIC(Name() << " drop reason " << +r);
     if (!m_dropTrace.IsEmpty())
     {
+        EnsurePacket(f);
         m_dropTrace(f, r);
     }
 }
@@ -811,7 +880,7 @@ RdmaNetDevice::DropFrame(const RdmaQueuedFrame& f, DropReason r)
 void
 RdmaNetDevice::Receive(RdmaQueuedFrame& frame)
 {
-    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame.packet))
+    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(EnsurePacket(frame)))
     {
         DropFrame(frame, DROP_RX_ERROR);
         return;
@@ -820,11 +889,11 @@ RdmaNetDevice::Receive(RdmaQueuedFrame& frame)
     m_rxBytes += frame.meta.frameBytes;
     if (!m_snifferTrace.IsEmpty())
     {
-        m_snifferTrace(frame.packet);
+        m_snifferTrace(EnsurePacket(frame));
     }
     if (!m_promiscSnifferTrace.IsEmpty())
     {
-        m_promiscSnifferTrace(frame.packet);
+        m_promiscSnifferTrace(EnsurePacket(frame));
     }
     if (frame.meta.kind == RdmaFrameKind::PFC)
     {
@@ -833,12 +902,17 @@ RdmaNetDevice::Receive(RdmaQueuedFrame& frame)
     }
     if (!m_macRxTrace.IsEmpty())
     {
+        EnsurePacket(frame);
         m_macRxTrace(frame);
     }
     if (m_rxHandler.IsNull())
     {
         DropFrame(frame, DROP_NO_HANDLER);
         return;
+    }
+    if (m_rxHandlerUsesPacket)
+    {
+        EnsurePacket(frame);
     }
     m_rxHandler(this, frame);
 }

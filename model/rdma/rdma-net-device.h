@@ -31,6 +31,12 @@
  *   frameBytes which then sets the tx time); TxHandler(dev, frame) at the end of
  *   serialization (not PFC). Enqueue/Send calls made from inside handlers or
  *   from DequeueFrame are safe: selection is re-run once, never nested.
+ * - Frames are stored in pooled slots (RdmaFrameSlot) and never copied per hop: an
+ *   RxHandler that calls EnqueueFrame(std::move(frame)) on the frame it received
+ *   hands the frame's slot over (do not use frame afterwards, as after any move).
+ *   The channel keeps a FIFO of frames in flight per direction with one pending
+ *   reception event. frame.packet may be null (lazily built RoCE frame): see
+ *   RdmaQueuedFrame::packet and EnsurePacket().
  * - PFC reaction: quanta q > 0 pauses for floor(q x 512 / rate) from the arrival
  *   of the PFC frame; a later frame replaces the expiry (longer or shorter);
  *   q = 0 resumes at once; the frame on the wire finishes. One timer per
@@ -80,9 +86,40 @@ class ErrorModel;
  */
 struct RdmaQueuedFrame
 {
-    Ptr<Packet> packet; //!< the frame's bytes (headers + payload + ICRC)
+    /**
+     * The frame's bytes (headers + payload + ICRC). May be null for a RoCE frame: the
+     * device then builds the bytes from meta (RoceFrame::Build, MACs from the IPs) only
+     * when something looks at them (sniffer/pcap, MacTx/MacRx/Drop sinks, receive error
+     * model, an RxHandler installed with usesPacket = true). See RdmaNetDevice::EnsurePacket.
+     */
+    Ptr<Packet> packet;
     RdmaMeta meta;      //!< parsed headers
     uint32_t inPort{0}; //!< ingress port index on a switch (for MMU release)
+};
+
+/**
+ * \ingroup astra-sim
+ * Pooled storage of one frame while it is queued in a device or in flight on a channel.
+ * Frames move between queues and links as pointers to slots: no copy per hop, and no
+ * allocation once the pool has grown to the peak number of frames alive. Internal to
+ * RdmaNetDevice and RdmaChannel.
+ */
+struct RdmaFrameSlot
+{
+    RdmaQueuedFrame frame;        //!< the frame
+    RdmaFrameSlot* next{nullptr}; //!< free-list link
+
+    /// \return a slot (frame fields hold stale values except packet, which is null)
+    static RdmaFrameSlot* Get();
+    /// Return a slot to the pool (drops its packet reference). \param s the slot
+    static void Put(RdmaFrameSlot* s);
+
+    /**
+     * The slot whose frame is being delivered to an RxHandler right now (set by the
+     * channel's reception event). EnqueueFrame() of exactly that frame takes the slot
+     * over instead of copying the frame.
+     */
+    static RdmaFrameSlot* s_receiving;
 };
 
 /**
@@ -119,8 +156,14 @@ class RdmaNetDevice : public NetDevice
     /// Handler told when a frame from a queue finished serialization.
     using TxHandler = Callback<void, Ptr<RdmaNetDevice>, const RdmaQueuedFrame&>;
 
-    bool Attach(Ptr<RdmaChannel> ch);          //!< attach to a channel \return success
-    void SetRxHandler(RxHandler h);            //!< set the receive handler
+    bool Attach(Ptr<RdmaChannel> ch); //!< attach to a channel \return success
+    /**
+     * Set the receive handler.
+     * \param h the handler
+     * \param usesPacket false if h never reads frame.packet (the fabric's own handlers):
+     *        frames built lazily (null packet) are then passed without building their bytes
+     */
+    void SetRxHandler(RxHandler h, bool usesPacket = true);
     void SetTxHandler(TxHandler h);            //!< set the transmit-complete handler
     void SetFrameSource(RdmaFrameSource* src); //!< host NICs: data frame source
     /// Tell the device the frame source may have a frame now (wakes an idle port).
@@ -144,6 +187,14 @@ class RdmaNetDevice : public NetDevice
 
     /// Called by RdmaChannel when a frame's last bit arrived.
     void Receive(RdmaQueuedFrame& frame);
+
+    /**
+     * Build frame.packet from frame.meta if it is null (lazily built RoCE frame):
+     * RoceFrame::Build with MACs derived from the IPs, meta.frameBytes unchanged.
+     * \param frame the frame
+     * \return frame.packet
+     */
+    static Ptr<Packet> EnsurePacket(RdmaQueuedFrame& frame);
 
     // NetDevice API (RoCE traffic does not use Send(); it exists for ns-3 compatibility)
     void SetIfIndex(const uint32_t index) override;
@@ -240,7 +291,7 @@ class RdmaNetDevice : public NetDevice
     friend class RdmaChannel;
     class TxCompleteEvent; //!< transmit-complete event (defined in the .cc)
 
-    /// Growable ring buffer of frames (no allocation per frame once grown).
+    /// Growable ring buffer of frame slots (no allocation per frame once grown).
     class FrameRing
     {
       public:
@@ -254,38 +305,38 @@ class RdmaNetDevice : public NetDevice
             return m_size;
         }
 
-        RdmaQueuedFrame& Front()
+        RdmaFrameSlot* Front() const
         {
             return m_buf[m_head];
         }
 
-        void Push(RdmaQueuedFrame&& f);
-        void Pop(RdmaQueuedFrame& out);
-        void Clear();
+        void Push(RdmaFrameSlot* s);
+        RdmaFrameSlot* Pop();
+        void Clear(); //!< release every slot held
 
       private:
-        std::vector<RdmaQueuedFrame> m_buf; //!< storage (power-of-two size)
-        uint32_t m_head{0};                 //!< index of the front
-        uint32_t m_size{0};                 //!< frames held
+        std::vector<RdmaFrameSlot*> m_buf; //!< storage (power-of-two size)
+        uint32_t m_head{0};                //!< index of the front
+        uint32_t m_size{0};                //!< frames held
     };
 
-    void StartNext();                       //!< start serializing the next eligible frame
-    void StartTransmit(RdmaQueuedFrame& f); //!< begin serialization of f
-    void TransmitComplete();                //!< end of serialization
-    bool PickDataQueue(uint8_t eligible, uint8_t& prio);    //!< DWRR choice among data queues
-    void PopQueue(uint8_t prio, RdmaQueuedFrame& out);      //!< dequeue with accounting
-    void HandlePfc(const RdmaQueuedFrame& f);               //!< react to a received PFC frame
-    void Pause(uint8_t p, uint16_t quanta);                 //!< pause p for quanta
-    void Resume(uint8_t p);                                 //!< resume p now
-    void PauseExpire(uint8_t p);                            //!< pause timer of p
-    void WakeUp();                                          //!< frame source wake-up
-    void ScheduleWake(Time at);                             //!< (re)schedule the single wake-up
-    uint64_t NextTxTicks(uint32_t frameBytes);              //!< tx time with carry (ticks)
-    uint64_t BitTicks(uint64_t bits) const;                 //!< floor(bits / rate) in ticks
-    void SetDataWeights(std::string s);                     //!< parse DataWeights
-    std::string GetDataWeights() const;                     //!< print DataWeights
-    void DropFrame(const RdmaQueuedFrame& f, DropReason r); //!< account and trace a drop
-    std::string Name() const;                               //!< "node N port P" for messages
+    void StartNext();                     //!< start serializing the next eligible frame
+    void StartTransmit(RdmaFrameSlot* s); //!< begin serialization of s's frame
+    void TransmitComplete();              //!< end of serialization
+    bool PickDataQueue(uint8_t eligible, uint8_t& prio); //!< DWRR choice among data queues
+    RdmaFrameSlot* PopQueue(uint8_t prio);               //!< dequeue with accounting
+    void HandlePfc(const RdmaQueuedFrame& f);            //!< react to a received PFC frame
+    void Pause(uint8_t p, uint16_t quanta);              //!< pause p for quanta
+    void Resume(uint8_t p);                              //!< resume p now
+    void PauseExpire(uint8_t p);                         //!< pause timer of p
+    void WakeUp();                                       //!< frame source wake-up
+    void ScheduleWake(Time at);                          //!< (re)schedule the single wake-up
+    uint64_t NextTxTicks(uint32_t frameBytes);           //!< tx time with carry (ticks)
+    uint64_t BitTicks(uint64_t bits) const;              //!< floor(bits / rate) in ticks
+    void SetDataWeights(std::string s);                  //!< parse DataWeights
+    std::string GetDataWeights() const;                  //!< print DataWeights
+    void DropFrame(RdmaQueuedFrame& f, DropReason r);    //!< account and trace a drop
+    std::string Name() const;                            //!< "node N port P" for messages
 
     // configuration
     DataRate m_rate;                               //!< link rate
@@ -307,6 +358,7 @@ class RdmaNetDevice : public NetDevice
     Mac48Address m_address;                              //!< MAC
     bool m_addressSet{false};                            //!< SetAddress was called
     RxHandler m_rxHandler;                               //!< receive handler
+    bool m_rxHandlerUsesPacket{true};                    //!< build lazy packets before it
     TxHandler m_txHandler;                               //!< tx-complete handler
     DequeueHandler m_dequeueHandler;                     //!< dequeue handler
     RdmaFrameSource* m_source{nullptr};                  //!< host frame source
@@ -315,23 +367,23 @@ class RdmaNetDevice : public NetDevice
     TracedCallback<> m_linkChange;                       //!< link change callbacks
 
     // queues and transmitter
-    FrameRing m_queue[8];       //!< per-priority FIFOs
-    uint32_t m_queueBytes[8]{}; //!< bytes per priority
-    uint8_t m_nonEmpty{0};      //!< bit p = queue p non-empty
-    uint8_t m_pausedMask{0};    //!< bit p = priority p paused
-    bool m_pfcPending{false};   //!< a PFC frame waits for the port
-    RdmaMeta m_pfcMeta;         //!< pending PFC frame contents
-    bool m_busy{false};         //!< serializing
-    bool m_selecting{false};    //!< inside StartNext / TxHandler (no re-entry)
-    bool m_kick{false};         //!< re-run selection after re-entrant enqueue
-    bool m_preferSource{false}; //!< round-robin between frame source and queues
-    RdmaQueuedFrame m_current;  //!< frame being serialized (kept for TxHandler)
-    uint64_t m_txCarry{0};      //!< remainder of tx time division (bit*ticks)
-    uint8_t m_dwrrCur{0};       //!< DWRR current priority
-    bool m_dwrrTurn{false};     //!< DWRR: quantum already added for this turn
-    int64_t m_deficit[8]{};     //!< DWRR deficits
-    EventId m_wakeEvent;        //!< frame source wake-up
-    EventId m_txEvent;          //!< transmit-complete event
+    FrameRing m_queue[8];              //!< per-priority FIFOs
+    uint32_t m_queueBytes[8]{};        //!< bytes per priority
+    uint8_t m_nonEmpty{0};             //!< bit p = queue p non-empty
+    uint8_t m_pausedMask{0};           //!< bit p = priority p paused
+    bool m_pfcPending{false};          //!< a PFC frame waits for the port
+    RdmaMeta m_pfcMeta;                //!< pending PFC frame contents
+    bool m_busy{false};                //!< serializing
+    bool m_selecting{false};           //!< inside StartNext / TxHandler (no re-entry)
+    bool m_kick{false};                //!< re-run selection after re-entrant enqueue
+    bool m_preferSource{false};        //!< round-robin between frame source and queues
+    RdmaFrameSlot* m_current{nullptr}; //!< frame being serialized (owned by its reception
+                                       //!< event, which runs after TransmitComplete)
+    uint64_t m_txCarry{0};             //!< remainder of tx time division (bit*ticks)
+    uint8_t m_dwrrCur{0};              //!< DWRR current priority
+    bool m_dwrrTurn{false};            //!< DWRR: quantum already added for this turn
+    int64_t m_deficit[8]{};            //!< DWRR deficits
+    EventId m_wakeEvent;               //!< frame source wake-up
 
     // PFC reaction
     Time m_pauseUntil[8];    //!< expiry per priority

@@ -506,6 +506,10 @@ RoceFrame::SetCe(Ptr<Packet>& packet, RdmaMeta& meta)
 {
     NS_ABORT_MSG_IF(meta.kind != RdmaFrameKind::ROCE, "RoceFrame::SetCe on a non-RoCE frame");
     meta.ecn = 3;
+    if (!packet)
+    {
+        return; // lazily built frame: the bytes will be built from meta
+    }
     Ptr<Packet> p = packet->Copy();
     RoceHeader h;
     p->RemoveHeader(h);
@@ -523,6 +527,11 @@ RoceFrame::Sync(Ptr<Packet>& packet, RdmaMeta& meta)
         PfcHeader old;
         packet->PeekHeader(old);
         packet = BuildPfc(meta, old.GetSource());
+        return;
+    }
+    if (!packet)
+    {
+        meta.frameBytes = GetFrameBytes(meta); // lazily built frame: meta is the truth
         return;
     }
     Ptr<Packet> p = packet->Copy();

@@ -168,7 +168,8 @@ class RoceFrame
     /**
      * Mark CE in both the bytes and the meta (rare path: copies the packet, rewrites the
      * IPv4 header including its checksum).
-     * \param packet the frame; replaced by a modified copy
+     * \param packet the frame; replaced by a modified copy (null: lazily built frame,
+     *        only meta changes)
      * \param meta its meta; ecn becomes 3
      */
     static void SetCe(Ptr<Packet>& packet, RdmaMeta& meta);
@@ -176,7 +177,8 @@ class RoceFrame
     /**
      * Rewrite the frame's headers from meta (rare path: TTL, ECN, PSN ... changed in meta).
      * Keeps the MAC addresses, payload and ICRC. The payload size must be unchanged.
-     * \param packet the frame; replaced by a modified copy
+     * \param packet the frame; replaced by a modified copy (null: lazily built frame,
+     *        only meta.frameBytes is refreshed)
      * \param meta the fields to write (frameBytes is refreshed)
      */
     static void Sync(Ptr<Packet>& packet, RdmaMeta& meta);

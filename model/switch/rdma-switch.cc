@@ -217,7 +217,7 @@ RdmaSwitch::AddPort(Ptr<RdmaNetDevice> dev)
     if (m_ownsHandlers)
     {
         dev->SetPortIndex(idx);
-        dev->SetRxHandler(MakeCallback(&RdmaSwitch::RxFromDevice, this));
+        dev->SetRxHandler(MakeCallback(&RdmaSwitch::RxFromDevice, this), false);
         dev->SetTxHandler(MakeCallback(&RdmaSwitch::TxFromDevice, this));
     }
     else
@@ -433,7 +433,10 @@ RdmaSwitch::Forward(Ptr<RdmaNetDevice> inDev, RdmaQueuedFrame& frame)
     }
     ++m_forwarded;
     frame.inPort = inPort | (static_cast<uint32_t>(prio) << kInPrioShift) | m_inPortTag;
-    m_enqueueTrace(m_nodeId, out, outPrio, qAfter);
+    if (!m_enqueueTrace.IsEmpty())
+    {
+        m_enqueueTrace(m_nodeId, out, outPrio, qAfter);
+    }
     m_ports[out]->EnqueueFrame(std::move(frame));
 }
 
@@ -499,7 +502,10 @@ RdmaSwitch::NotifyTxComplete(Ptr<RdmaNetDevice> dev, const RdmaQueuedFrame& fram
     const uint8_t prio = frame.meta.priority & 7;
     NS_ASSERT(inPort < m_ports.size() && out < m_ports.size());
     const bool resume = m_mmu->Release(inPort, inPrio, out, prio, frame.meta.frameBytes);
-    m_dequeueTrace(m_nodeId, out, prio, m_mmu->GetEgressBytes(out, prio));
+    if (!m_dequeueTrace.IsEmpty())
+    {
+        m_dequeueTrace(m_nodeId, out, prio, m_mmu->GetEgressBytes(out, prio));
+    }
     if (resume)
     {
         SendResume(inPort, inPrio);
