@@ -86,6 +86,59 @@ AstraFabricHelper::MessageAckWireBytes(uint64_t bytes, uint32_t mtu, uint32_t ac
     return (pkts + interval - 1) / interval * ackWire;
 }
 
+void
+AstraFabricHelper::ComputeAnchors()
+{
+    // Breadth-first from all NPUs at once, layer by layer, in node id order.
+    const uint32_t nodes = m_topo->GetNodeCount();
+    const uint32_t npus = m_topo->GetNpuCount();
+    const auto& links = m_topo->GetLinks();
+    std::vector<uint32_t> dist(nodes, UINT32_MAX);
+    m_anchor.assign(nodes, 0);
+    std::vector<uint32_t> layer;
+    for (uint32_t i = 0; i < npus; ++i)
+    {
+        dist[i] = 0;
+        m_anchor[i] = i;
+        layer.push_back(i);
+    }
+    std::vector<uint32_t> next;
+    std::vector<uint32_t> closer;
+    for (uint32_t depth = 1; !layer.empty(); ++depth)
+    {
+        next.clear();
+        for (uint32_t v : layer)
+        {
+            for (uint32_t l : m_topo->GetNodeLinks(v))
+            {
+                const uint32_t w = links[l].a == v ? links[l].b : links[l].a;
+                if (dist[w] == UINT32_MAX)
+                {
+                    dist[w] = depth;
+                    next.push_back(w);
+                }
+            }
+        }
+        std::sort(next.begin(), next.end());
+        for (uint32_t w : next)
+        {
+            closer.clear();
+            for (uint32_t l : m_topo->GetNodeLinks(w))
+            {
+                const uint32_t v = links[l].a == w ? links[l].b : links[l].a;
+                if (dist[v] == depth - 1)
+                {
+                    closer.push_back(v);
+                }
+            }
+            // one hop from an NPU: its first NPU neighbour; further: one of the
+            // closer neighbours by node id, so spines / cores spread out
+            m_anchor[w] = m_anchor[depth == 1 ? closer.front() : closer[w % closer.size()]];
+        }
+        layer.swap(next);
+    }
+}
+
 uint32_t
 AstraFabricHelper::ComputeSystemId(uint32_t topoNode) const
 {
@@ -94,22 +147,7 @@ AstraFabricHelper::ComputeSystemId(uint32_t topoNode) const
         return 0;
     }
     const uint32_t npus = m_topo->GetNpuCount();
-    uint32_t npu = topoNode;
-    if (topoNode >= npus)
-    {
-        // switches and memory nodes follow their first NPU neighbour
-        npu = 0;
-        for (uint32_t l : m_topo->GetNodeLinks(topoNode))
-        {
-            const TopoLink& link = m_topo->GetLinks()[l];
-            uint32_t other = link.a == topoNode ? link.b : link.a;
-            if (other < npus)
-            {
-                npu = other;
-                break;
-            }
-        }
-    }
+    const uint32_t npu = topoNode < m_anchor.size() ? m_anchor[topoNode] : 0;
     if (m_partition == "round-robin")
     {
         return npu % m_systems;
@@ -134,6 +172,7 @@ AstraFabricHelper::Install(std::shared_ptr<const Topology> topo)
     const uint32_t nodes = topo->GetNodeCount();
     m_byTopo.assign(nodes, nullptr);
     m_systemIds.assign(nodes, 0);
+    ComputeAnchors();
     for (uint32_t i = 0; i < nodes; ++i)
     {
         m_systemIds[i] = ComputeSystemId(i);

@@ -48,8 +48,17 @@ namespace astra
  * Every node gets an ns-3 system id (for a later MPI run) from the partition
  * policy: "none" (all 0), "round-robin" (NPU i -> i mod Systems), "block"
  * (contiguous NPU ranges) or "dim0-line" (whole lines of dimension 0 kept
- * together, lines dealt out in contiguous blocks). A switch gets the system id
- * of the first NPU of its line. The sequential simulator ignores system ids.
+ * together, lines dealt out in contiguous blocks). A switch or memory node
+ * with an NPU neighbour gets the system id of its first NPU neighbour (a
+ * Switch dimension's switch: the first NPU of its line; a Clos leaf or
+ * fat-tree edge: its first NPU); a node further away (spine, aggregation,
+ * core) takes that of one of its neighbours one hop closer to the NPUs,
+ * picked by its node id modulo their number, so that spines and cores are
+ * spread over the partitions. The sequential simulator ignores system ids.
+ *
+ * Clos, FatTree and RailClos dimensions build their leaves / edges,
+ * spines / aggregations and cores as RdmaSwitch nodes; routing is ECMP over
+ * every equal-cost path of the real graph.
  *
  * \code
  * auto topo = std::make_shared<Topology>(Topology::FromFile("net.yml"));
@@ -132,6 +141,8 @@ class AstraFabricHelper
     static uint64_t MessageAckWireBytes(uint64_t bytes, uint32_t mtu, uint32_t ackInterval = 1);
 
   private:
+    /// anchor NPU of every node (m_anchor), the NPU whose system id it takes
+    void ComputeAnchors();
     uint32_t ComputeSystemId(uint32_t topoNode) const;
     /// per-port ECN thresholds from RoceBackend::GetEcnRateMap() (HPCC's *_MAP keys)
     void ApplyEcnRateMap();
@@ -146,6 +157,7 @@ class AstraFabricHelper
     NodeContainer m_memory;
     std::vector<Ptr<Node>> m_byTopo;
     std::vector<uint32_t> m_systemIds;
+    std::vector<uint32_t> m_anchor; //!< per topology node: the NPU whose system id it takes
     std::vector<std::pair<Ptr<RdmaNetDevice>, Ptr<RdmaNetDevice>>> m_linkDevs;
 };
 

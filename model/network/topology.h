@@ -20,21 +20,102 @@ namespace astra
 /// Building block of one network dimension (ASTRA-sim network YAML).
 enum class DimType : uint8_t
 {
-    RING,
-    FULLY_CONNECTED,
-    SWITCH
+    RING,            //!< bidirectional ring, NPU to NPU
+    FULLY_CONNECTED, //!< a link per NPU pair
+    SWITCH,          //!< one switch per line
+    CLOS,            //!< two-tier leaf-spine Clos per line
+    FAT_TREE,        //!< three-tier k-ary fat-tree per line
+    RAIL_CLOS        //!< rail-optimized leaf-spine Clos shared by a group of lines (rails)
 };
 
-/// \return "Ring", "FullyConnected" or "Switch"
+/// \return "Ring", "FullyConnected", "Switch", "Clos", "FatTree" or "RailClos"
 const char* DimTypeName(DimType t);
 
-/// One dimension as ASTRA-sim describes it.
+/**
+ * One dimension as ASTRA-sim describes it, plus the shape of the switched
+ * dimension types (Clos, FatTree, RailClos). The shape fields keep their
+ * defaults (0) for Ring, FullyConnected and Switch.
+ *
+ * bandwidthGBps and latencyNs are those of the NPU links (NPU to leaf / edge
+ * switch). Switch-to-switch links have uplinkGBps and uplinkLatencyNs.
+ */
 struct DimensionSpec
 {
     DimType type{DimType::RING}; //!< building block
     uint32_t npus{1};            //!< NPUs along this dimension
     double bandwidthGBps{0};     //!< per link, per direction; GB = 2^30 bytes (ASTRA-sim)
     double latencyNs{0};         //!< per link
+    /// Clos / RailClos: NPUs per leaf switch (0: all NPUs of a line on one leaf)
+    uint32_t hostsPerLeaf{0};
+    /// Clos / RailClos: spine switches per fabric (0: as many as hostsPerLeaf)
+    uint32_t spines{0};
+    /// switch-to-switch link rate in GB/s (0: from oversubscription)
+    double uplinkGBps{0};
+    /// switch-to-switch link latency in ns (negative: latencyNs)
+    double uplinkLatencyNs{-1};
+    /**
+     * Leaf (edge) oversubscription: NPU-facing capacity over uplink capacity
+     * of a leaf; sets uplinkGBps when that is 0 (0 here: 1, non-blocking).
+     * Give uplinkGBps or oversubscription, not both.
+     */
+    double oversubscription{0};
+    /// FatTree: switch radix k, even (0: from npus = k^3/4)
+    uint32_t fatTreeK{0};
+    /**
+     * RailClos: lines (rails) sharing one fabric, a divisor of the product of
+     * the lower dimensions' sizes (0: that product, i.e. every NPU of a
+     * scale-up domain below has its own rail of one common fabric)
+     */
+    uint32_t rails{0};
+};
+
+/**
+ * \return a two-tier leaf-spine Clos dimension
+ * \param npus NPUs (hosts) along the dimension
+ * \param hostsPerLeaf NPUs per leaf switch (divides npus)
+ * \param spines spine switches (each leaf has one link to every spine)
+ * \param hostGBps NPU link rate (GB/s, 2^30 bytes)
+ * \param hostLatencyNs NPU link latency
+ * \param uplinkGBps leaf-spine link rate (GB/s)
+ * \param uplinkLatencyNs leaf-spine link latency
+ */
+DimensionSpec ClosDimension(uint32_t npus,
+                            uint32_t hostsPerLeaf,
+                            uint32_t spines,
+                            double hostGBps,
+                            double hostLatencyNs,
+                            double uplinkGBps,
+                            double uplinkLatencyNs);
+
+/**
+ * \return a three-tier k-ary fat-tree dimension of k^3/4 NPUs
+ * \param k switch radix (even)
+ * \param hostGBps NPU link rate (GB/s)
+ * \param hostLatencyNs NPU link latency
+ * \param oversubscription edge oversubscription (1: full bisection)
+ * \param uplinkLatencyNs switch-to-switch latency (negative: hostLatencyNs)
+ */
+DimensionSpec FatTreeDimension(uint32_t k,
+                               double hostGBps,
+                               double hostLatencyNs,
+                               double oversubscription = 1,
+                               double uplinkLatencyNs = -1);
+
+/// \return rate in ASTRA-sim GB/s (2^30 bytes) of a rate in Gbit/s \param gbps Gbit/s
+inline double
+GbpsToGBps(double gbps)
+{
+    return gbps * 1e9 / 8.0 / 1073741824.0;
+}
+
+/// Role of a switch node of the topology.
+enum class SwitchTier : uint8_t
+{
+    NONE,  //!< not a switch (or one added by AddNode)
+    LINE,  //!< the switch of a Switch dimension's line
+    LEAF,  //!< Clos / RailClos leaf; FatTree edge
+    SPINE, //!< Clos / RailClos spine; FatTree aggregation
+    CORE   //!< FatTree core
 };
 
 /// Kinds of nodes in the description.
@@ -84,6 +165,43 @@ class Topology
     const std::vector<DimensionSpec>& GetDimensions() const; //!< \return the dimensions
     uint32_t GetDimensionCount() const;                      //!< \return number of dimensions
 
+    /**
+     * \return uplink rate in GB/s of a switched dimension (Clos, FatTree,
+     * RailClos; 0 for other types), resolved from oversubscription
+     * \param dim the dimension
+     */
+    double GetUplinkGBps(uint32_t dim) const;
+
+    /// \return the role of a node (SwitchTier::NONE for NPUs and memory nodes) \param node id
+    SwitchTier GetSwitchTier(uint32_t node) const;
+    /// \return the dimension a switch was built for (-1: none) \param node id
+    int32_t GetSwitchDimension(uint32_t node) const;
+    /**
+     * Switches of one dimension in one tier, in id order (attach points for
+     * memory nodes or aggregation switches).
+     * \param dim the dimension
+     * \param tier the tier
+     * \return switch node ids
+     */
+    std::vector<uint32_t> GetDimensionSwitches(uint32_t dim, SwitchTier tier) const;
+    /**
+     * \return the switch an NPU attaches to in a dimension (line switch,
+     * leaf or edge), or UINT32_MAX for switch-less dimensions
+     * \param npu the NPU
+     * \param dim the dimension
+     */
+    uint32_t GetAttachSwitch(uint32_t npu, uint32_t dim) const;
+
+    /**
+     * Add a memory node linked to an existing node (an NPU or a switch, e.g.
+     * a spine from GetDimensionSwitches()). The link has dimension -1.
+     * \param node attach point
+     * \param gbps link rate, GB/s (2^30 bytes)
+     * \param latencyNs link latency
+     * \return the memory node's id
+     */
+    uint32_t AttachMemoryNode(uint32_t node, double gbps, double latencyNs);
+
     /// \return coordinates of an NPU, one per dimension (dimension 0 fastest)
     std::vector<uint32_t> GetCoordinates(uint32_t npu) const;
     /// \return the NPU id at the given coordinates
@@ -101,8 +219,13 @@ class Topology
      * Shortest path between two NPUs inside one dimension (they must differ
      * only in that coordinate): Ring takes the shorter way round (ties go the
      * increasing direction), FullyConnected is one hop, Switch is two hops
-     * through that line's switch. With dim = -1, the path crosses dimensions in
-     * increasing order (dimension-order routing).
+     * through that line's switch. Clos and RailClos: two hops under one leaf,
+     * else four through a spine; FatTree: two hops under one edge, four
+     * inside a pod, six across pods. Where several shortest paths exist, the
+     * spine / aggregation / core switch is picked by a hash of the dimension,
+     * line and the two coordinates (deterministic, spreads load like ECMP).
+     * With dim = -1, the path crosses dimensions in increasing order
+     * (dimension-order routing).
      * \return directed hops as (link id, direction) where direction 0 = a->b
      */
     struct Hop
@@ -130,6 +253,22 @@ class Topology
     std::string source;
 
   private:
+    /// Index arithmetic of one dimension's switches and links (see topology.cc).
+    struct DimLayout
+    {
+        uint32_t firstLink{0};        //!< first link id of the dimension
+        uint32_t firstSwitch{0};      //!< first switch node id of the dimension
+        uint32_t linesPerBlock{1};    //!< lines sharing a block (RailClos: rails)
+        uint32_t blocks{0};           //!< blocks (lines, RailClos: fabrics)
+        uint64_t linksPerBlock{0};    //!< links of a block
+        uint32_t switchesPerBlock{0}; //!< switches of a block
+        uint32_t hostsPerLeaf{0};     //!< Clos / RailClos: NPUs per leaf; FatTree: k/2
+        uint32_t leaves{0};           //!< Clos / RailClos: leaves per line (rail)
+        uint32_t spines{0};           //!< Clos / RailClos: spines per block
+        uint32_t half{0};             //!< FatTree: k/2
+        double uplinkGBps{0};         //!< resolved uplink rate
+    };
+
     /// Append the hops from coordinate cs to cd on line `line` of dimension d.
     void AppendDimHops(uint32_t d,
                        uint32_t line,
@@ -139,13 +278,12 @@ class Topology
 
     uint32_t m_npuCount{0};
     std::vector<DimensionSpec> m_dims;
+    std::vector<DimLayout> m_layout;
     std::vector<TopoNodeKind> m_kinds;
     std::vector<TopoLink> m_links;
     std::vector<std::vector<uint32_t>> m_nodeLinks;
-    /// per dimension, per line (NPUs sharing all other coordinates): switch node id or UINT32_MAX
-    std::vector<std::vector<uint32_t>> m_lineSwitch;
-    /// per dimension: base link id of that dimension's links (for O(1) lookups)
-    std::vector<uint32_t> m_dimFirstLink;
+    std::vector<SwitchTier> m_tier;   //!< per node
+    std::vector<int32_t> m_switchDim; //!< per node: dimension of a built switch, else -1
 };
 
 /// Convert ASTRA-sim GB/s (2^30 bytes) to bytes per ns.
