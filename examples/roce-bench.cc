@@ -34,7 +34,6 @@
 #include "ns3/rdma-host-stack.h"
 #include "ns3/rdma-net-device.h"
 #include "ns3/rdma-switch.h"
-#include "ns3/rdma-topology-helper.h"
 #include "ns3/roce-backend.h"
 #include "ns3/topology.h"
 
@@ -58,9 +57,7 @@ namespace
 struct BenchCase
 {
     std::string name;                                 //!< printed name
-    std::shared_ptr<Topology> topo;                   //!< system-layer / flow-backend topology
-    bool clos{false};                                 //!< RoCE fabric: the anchor's two-tier Clos
-    RdmaLeafSpineParams closParams;                   //!< Clos parameters (clos only)
+    std::shared_ptr<Topology> topo;                   //!< topology of both backends
     uint64_t bytes{0};                                //!< all-reduce size
     uint32_t mtu{4096};                               //!< RDMA payload per packet
     CollOptimization opt{CollOptimization::BASELINE}; //!< multi-dimensional decomposition
@@ -160,21 +157,9 @@ RunRoce(const BenchCase& c, const SystemParams& params, double maxSimMs)
     const auto w0 = std::chrono::steady_clock::now();
     Config::SetDefault("ns3::RdmaHostStack::Mtu", UintegerValue(c.mtu));
     const uint32_t npus = c.topo->GetNpuCount();
-    NodeContainer hosts;
     AstraFabricHelper fabric;
-    if (c.clos)
-    {
-        // the Clos is built by the leaf-spine builder; the system layer sees one
-        // Switch dimension of all hosts (host h = NPU h, leaf h / hostsPerLeaf)
-        RdmaTopologyHelper th;
-        RdmaTopology t = th.LeafSpine(c.closParams);
-        hosts = t.hosts;
-    }
-    else
-    {
-        fabric.Install(c.topo);
-        hosts = fabric.GetNpus();
-    }
+    fabric.Install(c.topo);
+    NodeContainer hosts = fabric.GetNpus();
     Ptr<RoceBackend> backend = CreateObject<RoceBackend>();
     backend->SetFabric(c.topo, hosts);
     Ptr<SystemContext> ctx = CreateObject<SystemContext>();
@@ -349,6 +334,7 @@ main(int argc, char* argv[])
     double outGbps = 400;
     double outLatency = 1000;
     double maxSimMs = 10000;
+    uint32_t ackInterval = 1;
     // a binary heap in a vector: fewer instructions than the default MapScheduler
     GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
     CommandLine cmd(__FILE__);
@@ -367,7 +353,16 @@ main(int argc, char* argv[])
     cmd.AddValue("out-Gbps", "2d case: scale-out link rate (Gbit/s)", outGbps);
     cmd.AddValue("out-latency", "2d case: scale-out link latency (ns)", outLatency);
     cmd.AddValue("max-sim-ms", "stop a run at this simulated time (ms)", maxSimMs);
+    cmd.AddValue("ack-interval",
+                 "RdmaHostStack::AckInterval: data packets per ACK (1: every packet; "
+                 "0: one ACK per message, at its last packet)",
+                 ackInterval);
     cmd.Parse(argc, argv);
+    // lossless (PFC) classes: data (priority 3) and ACK/CNP (7) only, so that the PFC
+    // headroom of a 256-port switch fits its buffer (as training-on-roce)
+    Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", UintegerValue(0x88));
+    Config::SetDefault("ns3::RdmaHostStack::AckInterval",
+                       UintegerValue(ackInterval == 0 ? 0xFFFFFFFFu : ackInterval));
 
     auto gbpsToGBps = [](double gbps) { return gbps * 1e9 / 8.0 / 1073741824.0; };
     std::vector<BenchCase> list;
@@ -411,16 +406,9 @@ main(int argc, char* argv[])
                 BenchCase c;
                 c.bytes = std::stoull(s);
                 c.mtu = 1000;
-                c.clos = true;
-                c.closParams.nLeaves = 8;
-                c.closParams.hostsPerLeaf = 16;
-                c.closParams.nSpines = 8;
-                c.closParams.hostRate = DataRate("200Gbps");
-                c.closParams.fabricRate = DataRate("200Gbps");
-                c.closParams.hostDelay = NanoSeconds(5000);
-                c.closParams.fabricDelay = NanoSeconds(12500);
-                c.topo = std::make_shared<Topology>(
-                    Topology::FromDimensions({{DimType::SWITCH, 128, gbpsToGBps(200), 5000}}));
+                // 8 leaves x 16 hosts at 200 Gbps, 5 us; 8 spines, 200 Gbps, 12.5 us
+                c.topo = std::make_shared<Topology>(Topology::FromDimensions(
+                    {ClosDimension(128, 16, 8, gbpsToGBps(200), 5000, gbpsToGBps(200), 12500)}));
                 c.name = "anchor Clos 128 hosts, " + SizeName(c.bytes);
                 list.push_back(c);
             }
@@ -433,9 +421,12 @@ main(int argc, char* argv[])
     }
 
     std::cout << "roce-bench: ring per dimension, " << splits << " splits, " << activeChunks
-              << " active chunk(s) per dimension; ring/2d MTU " << mtu << " B; ring " << ringGbps
-              << " Gbps " << ringLatency << " ns; 2d up " << upGBps << " GB/s " << upLatency
-              << " ns, out " << outGbps << " Gbps " << outLatency << " ns" << std::endl;
+              << " active chunk(s) per dimension; ACK every "
+              << (ackInterval == 0 ? std::string("message")
+                                   : std::to_string(ackInterval) + " packet(s)")
+              << "; ring/2d MTU " << mtu << " B; ring " << ringGbps << " Gbps " << ringLatency
+              << " ns; 2d up " << upGBps << " GB/s " << upLatency << " ns, out " << outGbps
+              << " Gbps " << outLatency << " ns" << std::endl;
     int rc = 0;
     for (const auto& c : list)
     {
