@@ -335,6 +335,7 @@ main(int argc, char* argv[])
     double outLatency = 1000;
     double maxSimMs = 10000;
     uint32_t ackInterval = 1;
+    uint64_t switchBufferMiB = 64;
     // a binary heap in a vector: fewer instructions than the default MapScheduler
     GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
     CommandLine cmd(__FILE__);
@@ -353,14 +354,17 @@ main(int argc, char* argv[])
     cmd.AddValue("out-Gbps", "2d case: scale-out link rate (Gbit/s)", outGbps);
     cmd.AddValue("out-latency", "2d case: scale-out link latency (ns)", outLatency);
     cmd.AddValue("max-sim-ms", "stop a run at this simulated time (ms)", maxSimMs);
+    cmd.AddValue("switch-buffer-MiB",
+                 "SwitchMmu::BufferSize of every switch (MiB)",
+                 switchBufferMiB);
     cmd.AddValue("ack-interval",
                  "RdmaHostStack::AckInterval: data packets per ACK (1: every packet; "
                  "0: one ACK per message, at its last packet)",
                  ackInterval);
     cmd.Parse(argc, argv);
-    // lossless (PFC) classes: data (priority 3) and ACK/CNP (7) only, so that the PFC
-    // headroom of a 256-port switch fits its buffer (as training-on-roce)
-    Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", UintegerValue(0x88));
+    // a 256-port switch needs ~49 MB of reserved + PFC headroom at 400 Gbps, 1 us: give every
+    // switch 64 MiB (the module's default is 32 MiB; 100-Tbit/s switch chips carry more)
+    Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(switchBufferMiB << 20));
     Config::SetDefault("ns3::RdmaHostStack::AckInterval",
                        UintegerValue(ackInterval == 0 ? 0xFFFFFFFFu : ackInterval));
 
