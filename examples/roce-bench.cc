@@ -21,9 +21,14 @@
  * the run (VmHWM, reset before each run where the kernel allows it) and, for
  * RoCE, drops, PFC pauses and ECN marks.
  *
+ * Fabric: the module's defaults (DCQCN, PFC on priority 3, ECN, ECMP), 64 MiB
+ * switch buffers (--switch-buffer-MiB), an ACK per data packet
+ * (--ack-interval=1, the default; 0 = one ACK per message). Numbers and
+ * analysis: doc/benchmarks-roce.rst.
+ *
  *   ./roce-bench                                     # every case, both backends
  *   ./roce-bench --cases=anchor --backends=roce      # the anchor alone (for /usr/bin/time)
- *   ./roce-bench --cases=2d --npus=256 --size=67108864
+ *   ./roce-bench --cases=2d --npus=256 --size=67108864 --ack-interval=0
  */
 
 #include "ns3/astra-fabric-helper.h"
