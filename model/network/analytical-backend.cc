@@ -148,7 +148,13 @@ AnalyticalBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCal
     f.t = t;
     f.onSent = std::move(onSent);
     f.onDeliv = std::move(onDelivered);
-    Simulator::Schedule(t, &AnalyticalBackend::Complete, this, slot);
+    EventBatcher::Schedule(t, &AnalyticalBackend::CompleteItem, this, slot);
+}
+
+void
+AnalyticalBackend::CompleteItem(void* obj, uint64_t a, uint64_t)
+{
+    static_cast<AnalyticalBackend*>(obj)->Complete(static_cast<uint32_t>(a));
 }
 
 void
@@ -197,6 +203,12 @@ uint64_t
 AnalyticalBackend::GetPendingMessages() const
 {
     return m_pending;
+}
+
+bool
+AnalyticalBackend::SupportsEventBatching() const
+{
+    return true;
 }
 
 uint64_t

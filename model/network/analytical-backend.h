@@ -71,6 +71,8 @@ class AnalyticalBackend : public NetworkBackend
     uint32_t GetNpuCount() const override;
     std::string GetName() const override;
     uint64_t GetPendingMessages() const override;
+    /// \return true: deliveries are scheduled through EventBatcher
+    bool SupportsEventBatching() const override;
 
     /// \return messages delivered so far
     uint64_t GetDeliveredMessages() const;
@@ -92,6 +94,8 @@ class AnalyticalBackend : public NetworkBackend
 
     /// Deliver the message in slot \p slot.
     void Complete(uint32_t slot);
+    /// EventBatcher entry: Complete(a) on the backend \p obj.
+    static void CompleteItem(void* obj, uint64_t a, uint64_t b);
 
     /// Route cost of one (src, dst) pair for one dimension argument.
     struct RouteCost

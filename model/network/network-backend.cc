@@ -1,5 +1,10 @@
 #include "network-backend.h"
 
+#include "ns3/simulator.h"
+
+#include <unordered_map>
+#include <vector>
+
 namespace ns3
 {
 namespace astra
@@ -16,6 +21,199 @@ NetworkBackend::GetTypeId()
 }
 
 NetworkBackend::~NetworkBackend() = default;
+
+bool
+NetworkBackend::SupportsEventBatching() const
+{
+    return false;
+}
+
+// ---------------------------------------------------------------- EventBatcher
+
+namespace
+{
+struct BatchItem
+{
+    EventBatcher::Fn fn;
+    void* obj;
+    uint64_t a;
+    uint64_t b;
+};
+
+struct BatcherState
+{
+    bool enabled{false};
+    bool destroyHooked{false};
+    uint64_t gen{0}; //!< incremented by Reset(): events of older batches are ignored
+    uint64_t items{0};
+    std::vector<std::vector<BatchItem>> batches; //!< by batch id
+    std::vector<uint32_t> freeBatches;           //!< reusable batch ids
+    std::unordered_map<int64_t, uint32_t> open;  //!< time step -> batch id (not yet run)
+    bool lastValid{false};                       //!< one-entry cache of `open`
+    int64_t lastT{0};
+    uint32_t lastB{0};
+    std::vector<std::function<void()>> fns; //!< callables of pending items, by slot
+    std::vector<uint32_t> freeFns;
+};
+
+BatcherState&
+State()
+{
+    static BatcherState s;
+    return s;
+}
+
+void
+RunSingle(BatchItem it)
+{
+    it.fn(it.obj, it.a, it.b);
+}
+
+void
+CallFn(void*, uint64_t slot, uint64_t)
+{
+    BatcherState& s = State();
+    std::function<void()> f = std::move(s.fns[slot]);
+    s.fns[slot] = nullptr;
+    s.freeFns.push_back(static_cast<uint32_t>(slot));
+    f();
+}
+} // namespace
+
+void
+EventBatcher::Schedule(Time delay, Fn fn, void* obj, uint64_t a, uint64_t b)
+{
+    BatcherState& s = State();
+    if (!s.enabled)
+    {
+        Simulator::Schedule(delay, &RunSingle, BatchItem{fn, obj, a, b});
+        return;
+    }
+    const int64_t t = Simulator::Now().GetTimeStep() + delay.GetTimeStep();
+    uint32_t id;
+    if (s.lastValid && s.lastT == t)
+    {
+        id = s.lastB;
+    }
+    else
+    {
+        auto it = s.open.find(t);
+        if (it != s.open.end())
+        {
+            id = it->second;
+        }
+        else
+        {
+            if (s.freeBatches.empty())
+            {
+                id = static_cast<uint32_t>(s.batches.size());
+                s.batches.emplace_back();
+            }
+            else
+            {
+                id = s.freeBatches.back();
+                s.freeBatches.pop_back();
+            }
+            s.open.emplace(t, id);
+            Simulator::Schedule(delay, &EventBatcher::RunBatch, id, s.gen);
+        }
+        s.lastValid = true;
+        s.lastT = t;
+        s.lastB = id;
+    }
+    s.batches[id].push_back(BatchItem{fn, obj, a, b});
+}
+
+void
+EventBatcher::Schedule(Time delay, std::function<void()> f)
+{
+    BatcherState& s = State();
+    if (!s.enabled)
+    {
+        Simulator::Schedule(delay, std::move(f));
+        return;
+    }
+    uint32_t slot;
+    if (s.freeFns.empty())
+    {
+        slot = static_cast<uint32_t>(s.fns.size());
+        s.fns.push_back(std::move(f));
+    }
+    else
+    {
+        slot = s.freeFns.back();
+        s.freeFns.pop_back();
+        s.fns[slot] = std::move(f);
+    }
+    Schedule(delay, &CallFn, nullptr, slot, 0);
+}
+
+void
+EventBatcher::RunBatch(uint32_t id, uint64_t gen)
+{
+    BatcherState& s = State();
+    if (gen != s.gen || id >= s.batches.size())
+    {
+        return; // reset meanwhile
+    }
+    // items scheduled for now while the batch runs are appended and run in order
+    for (size_t i = 0; i < s.batches[id].size(); ++i)
+    {
+        const BatchItem it = s.batches[id][i];
+        ++s.items;
+        it.fn(it.obj, it.a, it.b);
+        if (gen != s.gen)
+        {
+            return; // an item reset the batcher
+        }
+    }
+    s.open.erase(Simulator::Now().GetTimeStep());
+    if (s.lastValid && s.lastB == id)
+    {
+        s.lastValid = false;
+    }
+    s.batches[id].clear();
+    s.freeBatches.push_back(id);
+}
+
+void
+EventBatcher::SetEnabled(bool on)
+{
+    BatcherState& s = State();
+    s.enabled = on;
+    if (on && !s.destroyHooked)
+    {
+        s.destroyHooked = true;
+        Simulator::ScheduleDestroy(&EventBatcher::Reset);
+    }
+}
+
+bool
+EventBatcher::IsEnabled()
+{
+    return State().enabled;
+}
+
+uint64_t
+EventBatcher::GetItemCount()
+{
+    return State().items;
+}
+
+void
+EventBatcher::Reset()
+{
+    BatcherState& s = State();
+    s.enabled = false;
+    s.destroyHooked = false;
+    s.gen++;
+    s.batches.clear();
+    s.freeBatches.clear();
+    s.open.clear();
+    s.lastValid = false;
+    s.fns.clear();
+    s.freeFns.clear();
+}
 
 } // namespace astra
 } // namespace ns3

@@ -146,6 +146,8 @@ class SystemContext : public Object
     std::unordered_map<std::string, uint32_t> m_collIds;
     std::vector<CollectiveRecord> m_records;
     uint64_t m_sent{0};
+    bool m_batching{true};      //!< EventBatching attribute
+    bool m_batcherOwner{false}; //!< this context enabled the EventBatcher
     TracedCallback<const NetMessage&> m_sentTrace;
 };
 
@@ -285,6 +287,12 @@ class AstraSystem : public Object
     void CustomNodeDone(Stream* s, uint32_t idx);
     void CustomTryRecv(Stream* s);
     Time ProcessingDelay(uint64_t bytes, bool reduce) const;
+    /// \return a stream pointer as an EventBatcher argument
+    static uint64_t Pack(Stream* s);
+    /// EventBatcher entries (obj = the AstraSystem, a = Pack(stream), b = node index)
+    static void RecvProcessedItem(void* obj, uint64_t s, uint64_t);
+    static void StartStepItem(void* obj, uint64_t s, uint64_t);
+    static void CustomNodeDoneItem(void* obj, uint64_t s, uint64_t idx);
 
     SystemContext* m_ctx{nullptr};
     uint32_t m_npu{0};
