@@ -17,8 +17,8 @@ NS_LOG_COMPONENT_DEFINE("AstraAnalyticalBackend");
 
 namespace
 {
-/// route cache entries kept at most (all-to-all on many NPUs would otherwise grow it as N^2)
-constexpr size_t kRouteCacheMax = 1 << 20;
+/// route cache slots (direct-mapped; all-to-all on many NPUs would otherwise grow it as N^2)
+constexpr size_t kRouteCacheBits = 16;
 } // namespace
 
 NS_OBJECT_ENSURE_REGISTERED(AnalyticalBackend);
@@ -97,13 +97,22 @@ AnalyticalBackend::GetMessageTime(const NetMessage& msg) const
         return Time(0);
     }
     const uint64_t key = (uint64_t(msg.src) << 32) | msg.dst;
-    auto it = m_routeCache.find(key);
-    if (it == m_routeCache.end() || it->second.dim != msg.dim)
+    if (m_routeCache.empty())
+    {
+        m_routeCache.resize(size_t(1) << kRouteCacheBits);
+    }
+    // Fibonacci hashing of the pair onto the table
+    const size_t slot =
+        static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> (64 - kRouteCacheBits));
+    RouteCost& rc = m_routeCache[slot];
+    if (rc.key != key || rc.dim != msg.dim)
     {
         m_hops.clear();
         m_topo->AppendRoute(msg.src, msg.dst, msg.dim, m_hops); // throws for a bad route
         const auto& links = m_topo->GetLinks();
-        RouteCost rc{msg.dim, 0.0, 0.0};
+        rc.dim = msg.dim;
+        rc.latency = 0.0;
+        rc.minRate = 0.0;
         for (const auto& h : m_hops)
         {
             const auto& l = links[h.link];
@@ -113,14 +122,10 @@ AnalyticalBackend::GetMessageTime(const NetMessage& msg) const
                 rc.minRate = l.bytesPerNs;
             }
         }
-        if (m_routeCache.size() >= kRouteCacheMax)
-        {
-            m_routeCache.clear();
-        }
-        it = m_routeCache.insert_or_assign(key, rc).first;
+        rc.key = key;
     }
-    const double latency = it->second.latency;
-    const double minRate = it->second.minRate;
+    const double latency = rc.latency;
+    const double minRate = rc.minRate;
     const double t = latency + (minRate > 0 ? double(msg.bytes) / minRate : 0.0);
     const double ns = m_compat ? std::trunc(t) : std::round(t);
     return NanoSeconds(static_cast<int64_t>(ns));

@@ -100,9 +100,10 @@ class AnalyticalBackend : public NetworkBackend
     /// Route cost of one (src, dst) pair for one dimension argument.
     struct RouteCost
     {
-        int32_t dim;    //!< the message's dim argument it was computed for
-        double latency; //!< sum of the hop latencies (ns)
-        double minRate; //!< slowest hop (bytes/ns; 0 = no hops)
+        uint64_t key{UINT64_MAX}; //!< src << 32 | dst (UINT64_MAX = empty)
+        int32_t dim{0};           //!< the message's dim argument it was computed for
+        double latency{0};        //!< sum of the hop latencies (ns)
+        double minRate{0};        //!< slowest hop (bytes/ns; 0 = no hops)
     };
 
     std::shared_ptr<const Topology> m_topo;    //!< the network
@@ -113,8 +114,8 @@ class AnalyticalBackend : public NetworkBackend
     mutable std::vector<Topology::Hop> m_hops; //!< route scratch buffer
     std::vector<InFlight> m_inFlight;          //!< messages in flight, by slot
     std::vector<uint32_t> m_freeSlots;         //!< reusable slots of m_inFlight
-    /// route costs by (src << 32 | dst); bounded, cleared when full or on a new topology
-    mutable std::unordered_map<uint64_t, RouteCost> m_routeCache;
+    /// route costs, direct-mapped by a hash of (src, dst); a colliding pair overwrites
+    mutable std::vector<RouteCost> m_routeCache;
     /// Trace: message delivered (message, network time).
     TracedCallback<const NetMessage&, Time> m_deliveredTrace;
 };

@@ -49,18 +49,23 @@ struct BatcherState
     std::vector<std::vector<BatchItem>> batches; //!< by batch id
     std::vector<uint32_t> freeBatches;           //!< reusable batch ids
     std::unordered_map<int64_t, uint32_t> open;  //!< time step -> batch id (not yet run)
-    bool lastValid{false};                       //!< one-entry cache of `open`
-    int64_t lastT{0};
-    uint32_t lastB{0};
+    static constexpr uint32_t kMru = 4;          //!< recently used entries of `open`
+    int64_t mruT[kMru]{};
+    uint32_t mruB[kMru]{};
+    bool mruValid[kMru]{};
+    uint32_t mruNext{0}; //!< round-robin replacement
+    bool running{false}; //!< a batch is running: its time is nowT (saves Simulator::Now())
+    int64_t nowT{0};
     std::vector<std::function<void()>> fns; //!< callables of pending items, by slot
     std::vector<uint32_t> freeFns;
 };
 
-BatcherState&
+BatcherState g_batcher; //!< the process's batcher (like the Simulator, one per process)
+
+inline BatcherState&
 State()
 {
-    static BatcherState s;
-    return s;
+    return g_batcher;
 }
 
 void
@@ -89,13 +94,17 @@ EventBatcher::Schedule(Time delay, Fn fn, void* obj, uint64_t a, uint64_t b)
         Simulator::Schedule(delay, &RunSingle, BatchItem{fn, obj, a, b});
         return;
     }
-    const int64_t t = Simulator::Now().GetTimeStep() + delay.GetTimeStep();
-    uint32_t id;
-    if (s.lastValid && s.lastT == t)
+    const int64_t t = (s.running ? s.nowT : Simulator::Now().GetTimeStep()) + delay.GetTimeStep();
+    uint32_t id = UINT32_MAX;
+    for (uint32_t k = 0; k < BatcherState::kMru; ++k)
     {
-        id = s.lastB;
+        if (s.mruT[k] == t && s.mruValid[k])
+        {
+            id = s.mruB[k];
+            break;
+        }
     }
-    else
+    if (id == UINT32_MAX)
     {
         auto it = s.open.find(t);
         if (it != s.open.end())
@@ -117,9 +126,10 @@ EventBatcher::Schedule(Time delay, Fn fn, void* obj, uint64_t a, uint64_t b)
             s.open.emplace(t, id);
             Simulator::Schedule(delay, &EventBatcher::RunBatch, id, s.gen);
         }
-        s.lastValid = true;
-        s.lastT = t;
-        s.lastB = id;
+        const uint32_t k = s.mruNext++ % BatcherState::kMru;
+        s.mruValid[k] = true;
+        s.mruT[k] = t;
+        s.mruB[k] = id;
     }
     s.batches[id].push_back(BatchItem{fn, obj, a, b});
 }
@@ -156,6 +166,9 @@ EventBatcher::RunBatch(uint32_t id, uint64_t gen)
     {
         return; // reset meanwhile
     }
+    const int64_t now = Simulator::Now().GetTimeStep();
+    s.running = true;
+    s.nowT = now;
     // items scheduled for now while the batch runs are appended and run in order
     for (size_t i = 0; i < s.batches[id].size(); ++i)
     {
@@ -167,10 +180,14 @@ EventBatcher::RunBatch(uint32_t id, uint64_t gen)
             return; // an item reset the batcher
         }
     }
-    s.open.erase(Simulator::Now().GetTimeStep());
-    if (s.lastValid && s.lastB == id)
+    s.running = false;
+    s.open.erase(now);
+    for (uint32_t k = 0; k < BatcherState::kMru; ++k)
     {
-        s.lastValid = false;
+        if (s.mruB[k] == id)
+        {
+            s.mruValid[k] = false;
+        }
     }
     s.batches[id].clear();
     s.freeBatches.push_back(id);
@@ -210,7 +227,11 @@ EventBatcher::Reset()
     s.batches.clear();
     s.freeBatches.clear();
     s.open.clear();
-    s.lastValid = false;
+    for (uint32_t k = 0; k < BatcherState::kMru; ++k)
+    {
+        s.mruValid[k] = false;
+    }
+    s.running = false;
     s.fns.clear();
     s.freeFns.clear();
 }

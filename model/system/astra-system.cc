@@ -175,6 +175,12 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
         (*world)[i] = i;
     }
     m_world = world;
+    m_deliverCb = [this](const NetMessage& m) {
+        if (m.dst < m_systems.size())
+        {
+            m_systems[m.dst]->Deliver(m);
+        }
+    };
     m_systems.clear();
     for (uint32_t i = 0; i < n; ++i)
     {
@@ -333,12 +339,7 @@ SystemContext::TransmitMsg(const NetMessage& msg, NetworkBackend::SentCallback o
 {
     ++m_sent;
     m_sentTrace(msg);
-    m_backend->Send(msg, std::move(onSent), [this](const NetMessage& m) {
-        if (m.dst < m_systems.size())
-        {
-            m_systems[m.dst]->Deliver(m);
-        }
-    });
+    m_backend->Send(msg, std::move(onSent), m_deliverCb);
 }
 
 uint64_t
@@ -959,12 +960,21 @@ AstraSystem::ProcessingDelay(uint64_t bytes, bool reduce) const
         }
         return NanoSeconds(d + red);
     }
+    // memo per reduce flag: a phase's receives mostly have the same size
+    PdMemo& memo = m_pd[reduce ? 1 : 0];
+    if (memo.valid && memo.bytes == bytes)
+    {
+        return memo.time;
+    }
     double ns = p.endpointDelayNs * p.injectionScale;
     if (reduce && p.localMemBwGBps > 0)
     {
         ns += double(bytes) / p.localMemBwGBps;
     }
-    return NsToTime(ns);
+    memo.time = NsToTime(ns);
+    memo.bytes = bytes;
+    memo.valid = true;
+    return memo.time;
 }
 
 void

@@ -146,8 +146,9 @@ class SystemContext : public Object
     std::unordered_map<std::string, uint32_t> m_collIds;
     std::vector<CollectiveRecord> m_records;
     uint64_t m_sent{0};
-    bool m_batching{true};      //!< EventBatching attribute
-    bool m_batcherOwner{false}; //!< this context enabled the EventBatcher
+    NetworkBackend::DeliveredCallback m_deliverCb; //!< dispatches deliveries to systems
+    bool m_batching{true};                         //!< EventBatching attribute
+    bool m_batcherOwner{false};                    //!< this context enabled the EventBatcher
     TracedCallback<const NetMessage&> m_sentTrace;
 };
 
@@ -296,6 +297,16 @@ class AstraSystem : public Object
 
     SystemContext* m_ctx{nullptr};
     uint32_t m_npu{0};
+
+    /// ProcessingDelay memo: last bytes and result, per reduce flag
+    struct PdMemo
+    {
+        bool valid{false}; //!< entry set
+        uint64_t bytes{0}; //!< bytes it was computed for
+        Time time;         //!< the delay
+    };
+
+    mutable PdMemo m_pd[2]; //!< by reduce flag
     uint64_t m_localSeq{0};
     std::unordered_map<std::string, uint32_t> m_groupSeq;
     std::unordered_map<uint32_t, std::unique_ptr<CollState>> m_colls;
