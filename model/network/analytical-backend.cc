@@ -136,24 +136,46 @@ AnalyticalBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCal
 {
     const Time t = GetMessageTime(msg);
     NS_LOG_FUNCTION(this << msg.src << msg.dst << msg.bytes << msg.dim << t);
-    ++m_pending;
-    uint32_t slot;
-    if (m_freeSlots.empty())
-    {
-        slot = static_cast<uint32_t>(m_inFlight.size());
-        m_inFlight.emplace_back();
-    }
-    else
-    {
-        slot = m_freeSlots.back();
-        m_freeSlots.pop_back();
-    }
+    const uint32_t slot = AllocSlot();
     InFlight& f = m_inFlight[slot];
     f.msg = msg;
     f.t = t;
     f.onSent = std::move(onSent);
     f.onDeliv = std::move(onDelivered);
+    f.sink = nullptr;
     EventBatcher::Schedule(t, &AnalyticalBackend::CompleteItem, this, slot);
+}
+
+void
+AnalyticalBackend::SendTo(const NetMessage& msg,
+                          MessageSink* sink,
+                          uint64_t cookie,
+                          bool notifySent)
+{
+    const Time t = GetMessageTime(msg);
+    NS_LOG_FUNCTION(this << msg.src << msg.dst << msg.bytes << msg.dim << t);
+    const uint32_t slot = AllocSlot();
+    InFlight& f = m_inFlight[slot];
+    f.msg = msg;
+    f.t = t;
+    f.sink = sink;
+    f.cookie = cookie;
+    f.notifySent = notifySent;
+    EventBatcher::Schedule(t, &AnalyticalBackend::CompleteItem, this, slot);
+}
+
+uint32_t
+AnalyticalBackend::AllocSlot()
+{
+    ++m_pending;
+    if (m_freeSlots.empty())
+    {
+        m_inFlight.emplace_back();
+        return static_cast<uint32_t>(m_inFlight.size() - 1);
+    }
+    const uint32_t slot = m_freeSlots.back();
+    m_freeSlots.pop_back();
+    return slot;
 }
 
 void
@@ -173,6 +195,25 @@ AnalyticalBackend::Complete(uint32_t slot)
     InFlight& f = m_inFlight[slot];
     const NetMessage msg = f.msg;
     const Time t = f.t;
+    if (f.sink)
+    {
+        // sink path: plain values, the slot is free before the calls (they may send)
+        MessageSink* sink = f.sink;
+        const uint64_t cookie = f.cookie;
+        const bool notify = f.notifySent;
+        f.sink = nullptr;
+        m_freeSlots.push_back(slot);
+        --m_pending;
+        ++m_delivered;
+        m_deliveredBytes += msg.bytes;
+        m_deliveredTrace(msg, t);
+        if (notify)
+        {
+            sink->MessageSent(msg, cookie);
+        }
+        sink->MessageDelivered(msg);
+        return;
+    }
     SentCallback onSent = std::move(f.onSent);
     DeliveredCallback onDelivered = std::move(f.onDeliv);
     f.onSent = nullptr;

@@ -68,6 +68,10 @@ class AnalyticalBackend : public NetworkBackend
     Time GetMessageTime(const NetMessage& msg) const;
 
     void Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered) override;
+    void SendTo(const NetMessage& msg,
+                MessageSink* sink,
+                uint64_t cookie,
+                bool notifySent) override;
     uint32_t GetNpuCount() const override;
     std::string GetName() const override;
     uint64_t GetPendingMessages() const override;
@@ -86,11 +90,17 @@ class AnalyticalBackend : public NetworkBackend
     /// One message in flight: the scheduled event carries only its slot index.
     struct InFlight
     {
-        NetMessage msg;            //!< the message
-        Time t;                    //!< its network time
-        SentCallback onSent;       //!< sender's callback
-        DeliveredCallback onDeliv; //!< receiver's callback
+        NetMessage msg;             //!< the message
+        Time t;                     //!< its network time
+        SentCallback onSent;        //!< sender's callback
+        DeliveredCallback onDeliv;  //!< receiver's callback
+        MessageSink* sink{nullptr}; //!< or the sink (SendTo)
+        uint64_t cookie{0};         //!< SendTo's cookie
+        bool notifySent{false};     //!< SendTo: call MessageSent
     };
+
+    /// \return a free slot of m_inFlight
+    uint32_t AllocSlot();
 
     /// Deliver the message in slot \p slot.
     void Complete(uint32_t slot);

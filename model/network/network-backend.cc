@@ -22,6 +22,19 @@ NetworkBackend::GetTypeId()
 
 NetworkBackend::~NetworkBackend() = default;
 
+MessageSink::~MessageSink() = default;
+
+void
+NetworkBackend::SendTo(const NetMessage& msg, MessageSink* sink, uint64_t cookie, bool notifySent)
+{
+    SentCallback onSent;
+    if (notifySent)
+    {
+        onSent = [sink, cookie](const NetMessage& m) { sink->MessageSent(m, cookie); };
+    }
+    Send(msg, std::move(onSent), [sink](const NetMessage& m) { sink->MessageDelivered(m); });
+}
+
 bool
 NetworkBackend::SupportsEventBatching() const
 {

@@ -50,6 +50,28 @@ struct NetMessage
 
 /**
  * \ingroup astra-sim
+ * Receiver of a backend's completions through plain virtual calls (the
+ * system layer's per-message path; no std::function per message).
+ */
+class MessageSink
+{
+  public:
+    virtual ~MessageSink();
+    /**
+     * The sender may consider the message done.
+     * \param msg the message
+     * \param cookie the value given to NetworkBackend::SendTo
+     */
+    virtual void MessageSent(const NetMessage& msg, uint64_t cookie) = 0;
+    /**
+     * The message's last byte reached the receiver.
+     * \param msg the message
+     */
+    virtual void MessageDelivered(const NetMessage& msg) = 0;
+};
+
+/**
+ * \ingroup astra-sim
  * Abstract network backend. All backends run inside ns-3's Simulator: time is
  * Simulator::Now() and events are ns-3 events.
  */
@@ -78,6 +100,19 @@ class NetworkBackend : public Object
     virtual void Send(const NetMessage& msg,
                       SentCallback onSent,
                       DeliveredCallback onDelivered) = 0;
+
+    /**
+     * Start sending a message whose completions go to a MessageSink: the same
+     * as Send() with onSent = sink->MessageSent(msg, cookie) (only if
+     * \p notifySent) and onDelivered = sink->MessageDelivered(msg). The default
+     * implementation wraps the sink in callbacks and calls Send(); a backend may
+     * override it to avoid the callback objects.
+     * \param msg the message
+     * \param sink receiver of the completions (must outlive the message)
+     * \param cookie passed back to MessageSent
+     * \param notifySent whether MessageSent is wanted
+     */
+    virtual void SendTo(const NetMessage& msg, MessageSink* sink, uint64_t cookie, bool notifySent);
 
     /// \return the number of NPUs this backend connects
     virtual uint32_t GetNpuCount() const = 0;

@@ -342,6 +342,32 @@ SystemContext::TransmitMsg(const NetMessage& msg, NetworkBackend::SentCallback o
     m_backend->Send(msg, std::move(onSent), m_deliverCb);
 }
 
+void
+SystemContext::TransmitTo(const NetMessage& msg, uint64_t cookie, bool notifySent)
+{
+    ++m_sent;
+    m_sentTrace(msg);
+    m_backend->SendTo(msg, this, cookie, notifySent);
+}
+
+void
+SystemContext::MessageSent(const NetMessage& msg, uint64_t cookie)
+{
+    if (msg.src < m_systems.size())
+    {
+        m_systems[msg.src]->SentNotify(cookie);
+    }
+}
+
+void
+SystemContext::MessageDelivered(const NetMessage& msg)
+{
+    if (msg.dst < m_systems.size())
+    {
+        m_systems[msg.dst]->Deliver(msg);
+    }
+}
+
 uint64_t
 SystemContext::GetMessagesSent() const
 {
@@ -1041,11 +1067,11 @@ AstraSystem::StartStep(Stream* s)
                               snd.tagStep >= 0 ? uint32_t(snd.tagStep) : s->step);
             if (m_ctx->GetParams().compat)
             {
-                m_ctx->TransmitMsg(msg, nullptr); // compat streams do not wait for their sends
+                m_ctx->TransmitTo(msg, 0, false); // compat streams do not wait for their sends
                 continue;
             }
             s->sendsInFlight++;
-            m_ctx->TransmitMsg(msg, [this, s](const NetMessage&) { SendDone(s); });
+            m_ctx->TransmitTo(msg, Pack(s), true);
         }
         s->outstanding = m_scratch.recvs;
         s->reduce = m_scratch.reduce;
@@ -1122,6 +1148,12 @@ AstraSystem::CustomNodeDoneItem(void* obj, uint64_t s, uint64_t idx)
 {
     static_cast<AstraSystem*>(obj)->CustomNodeDone(reinterpret_cast<Stream*>(uintptr_t(s)),
                                                    static_cast<uint32_t>(idx));
+}
+
+void
+AstraSystem::SentNotify(uint64_t cookie)
+{
+    SendDone(reinterpret_cast<Stream*>(uintptr_t(cookie)));
 }
 
 void

@@ -70,7 +70,7 @@ struct CollectiveRecord
  * registry (the k-th collective an NPU issues on a group is the same
  * collective on every member).
  */
-class SystemContext : public Object
+class SystemContext : public Object, public MessageSink
 {
   public:
     /**
@@ -117,6 +117,17 @@ class SystemContext : public Object
     void Transmit(const NetMessage& msg, std::function<void()> onSent);
     /// As Transmit, with the backend's callback type (no extra wrapping per message).
     void TransmitMsg(const NetMessage& msg, NetworkBackend::SentCallback onSent);
+
+    /**
+     * \internal Hand a collective message to the backend through the sink path:
+     * on completion the source system's SentNotify(cookie) (if \p notifySent),
+     * then delivery to the destination system.
+     */
+    void TransmitTo(const NetMessage& msg, uint64_t cookie, bool notifySent);
+    /// \internal MessageSink: the source system's SentNotify(cookie)
+    void MessageSent(const NetMessage& msg, uint64_t cookie) override;
+    /// \internal MessageSink: deliver to the destination system
+    void MessageDelivered(const NetMessage& msg) override;
 
     /// \internal registry: \return global id of (key), creating a record
     uint32_t RegisterCollective(const std::string& key, bool& created);
@@ -191,6 +202,8 @@ class AstraSystem : public Object
 
     /// \internal a message for this NPU was delivered by the backend
     void Deliver(const NetMessage& msg);
+    /// \internal a message sent with SystemContext::TransmitTo(cookie) completed at the sender
+    void SentNotify(uint64_t cookie);
     /// \internal offer free slots again (a collective became ready on all members)
     void PumpAll();
 
