@@ -1,6 +1,7 @@
 /*
  * system-bench: scale benchmarks of the system layer on both analytical
- * backends. Prints wall time, simulator events, messages and peak RSS.
+ * backends. Prints wall time, ns-3 events, items run through EventBatcher
+ * (same-time events coalesced into one ns-3 event), messages and peak RSS.
  *
  *  1. 1 GB all-reduce on 512 NPUs (8 x 8 x 8 rings)
  *  2. a 3-D topology of --big NPUs (default 4096 = 16^3) running --dp
@@ -44,15 +45,17 @@ Report(const std::string& name,
 {
     AstraRunOptions o;
     o.backend = backend;
+    const uint64_t items0 = EventBatcher::GetItemCount();
     auto t0 = std::chrono::steady_clock::now();
     AstraRunResult r = AstraSimHelper::Run(topo, p, gs, o);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const uint64_t items = EventBatcher::GetItemCount() - items0;
     std::cout << std::left << std::setw(34) << name << std::setw(11) << backend << " NPUs "
               << std::setw(6) << topo->GetNpuCount() << " simulated " << std::setw(12)
               << r.MaxFinish() << " ns  wall " << std::fixed << std::setprecision(2) << wall
               << " s  events " << r.events << " (" << std::setprecision(0)
-              << (wall > 0 ? double(r.events) / wall : 0.0) << "/s)  messages " << r.messages
-              << "  peak RSS " << PeakRssMiB() << " MiB"
+              << (wall > 0 ? double(r.events) / wall : 0.0) << "/s)  batched items " << items
+              << "  messages " << r.messages << "  peak RSS " << PeakRssMiB() << " MiB"
               << (r.unfinished.empty() ? "" : "  UNFINISHED")
               << (r.error.empty() ? "" : "  ERROR " + r.error) << std::endl;
 }

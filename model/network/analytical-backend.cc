@@ -17,8 +17,8 @@ NS_LOG_COMPONENT_DEFINE("AstraAnalyticalBackend");
 
 namespace
 {
-/// route cache entries kept at most (all-to-all on many NPUs would otherwise grow it as N^2)
-constexpr size_t kRouteCacheMax = 1 << 20;
+/// route cache slots (direct-mapped; all-to-all on many NPUs would otherwise grow it as N^2)
+constexpr size_t kRouteCacheBits = 16;
 } // namespace
 
 NS_OBJECT_ENSURE_REGISTERED(AnalyticalBackend);
@@ -97,13 +97,22 @@ AnalyticalBackend::GetMessageTime(const NetMessage& msg) const
         return Time(0);
     }
     const uint64_t key = (uint64_t(msg.src) << 32) | msg.dst;
-    auto it = m_routeCache.find(key);
-    if (it == m_routeCache.end() || it->second.dim != msg.dim)
+    if (m_routeCache.empty())
+    {
+        m_routeCache.resize(size_t(1) << kRouteCacheBits);
+    }
+    // Fibonacci hashing of the pair onto the table
+    const size_t slot =
+        static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> (64 - kRouteCacheBits));
+    RouteCost& rc = m_routeCache[slot];
+    if (rc.key != key || rc.dim != msg.dim)
     {
         m_hops.clear();
         m_topo->AppendRoute(msg.src, msg.dst, msg.dim, m_hops); // throws for a bad route
         const auto& links = m_topo->GetLinks();
-        RouteCost rc{msg.dim, 0.0, 0.0};
+        rc.dim = msg.dim;
+        rc.latency = 0.0;
+        rc.minRate = 0.0;
         for (const auto& h : m_hops)
         {
             const auto& l = links[h.link];
@@ -113,14 +122,10 @@ AnalyticalBackend::GetMessageTime(const NetMessage& msg) const
                 rc.minRate = l.bytesPerNs;
             }
         }
-        if (m_routeCache.size() >= kRouteCacheMax)
-        {
-            m_routeCache.clear();
-        }
-        it = m_routeCache.insert_or_assign(key, rc).first;
+        rc.key = key;
     }
-    const double latency = it->second.latency;
-    const double minRate = it->second.minRate;
+    const double latency = rc.latency;
+    const double minRate = rc.minRate;
     const double t = latency + (minRate > 0 ? double(msg.bytes) / minRate : 0.0);
     const double ns = m_compat ? std::trunc(t) : std::round(t);
     return NanoSeconds(static_cast<int64_t>(ns));
@@ -131,24 +136,52 @@ AnalyticalBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCal
 {
     const Time t = GetMessageTime(msg);
     NS_LOG_FUNCTION(this << msg.src << msg.dst << msg.bytes << msg.dim << t);
-    ++m_pending;
-    uint32_t slot;
-    if (m_freeSlots.empty())
-    {
-        slot = static_cast<uint32_t>(m_inFlight.size());
-        m_inFlight.emplace_back();
-    }
-    else
-    {
-        slot = m_freeSlots.back();
-        m_freeSlots.pop_back();
-    }
+    const uint32_t slot = AllocSlot();
     InFlight& f = m_inFlight[slot];
     f.msg = msg;
     f.t = t;
     f.onSent = std::move(onSent);
     f.onDeliv = std::move(onDelivered);
-    Simulator::Schedule(t, &AnalyticalBackend::Complete, this, slot);
+    f.sink = nullptr;
+    EventBatcher::Schedule(t, &AnalyticalBackend::CompleteItem, this, slot);
+}
+
+void
+AnalyticalBackend::SendTo(const NetMessage& msg,
+                          MessageSink* sink,
+                          uint64_t cookie,
+                          bool notifySent)
+{
+    const Time t = GetMessageTime(msg);
+    NS_LOG_FUNCTION(this << msg.src << msg.dst << msg.bytes << msg.dim << t);
+    const uint32_t slot = AllocSlot();
+    InFlight& f = m_inFlight[slot];
+    f.msg = msg;
+    f.t = t;
+    f.sink = sink;
+    f.cookie = cookie;
+    f.notifySent = notifySent;
+    EventBatcher::Schedule(t, &AnalyticalBackend::CompleteItem, this, slot);
+}
+
+uint32_t
+AnalyticalBackend::AllocSlot()
+{
+    ++m_pending;
+    if (m_freeSlots.empty())
+    {
+        m_inFlight.emplace_back();
+        return static_cast<uint32_t>(m_inFlight.size() - 1);
+    }
+    const uint32_t slot = m_freeSlots.back();
+    m_freeSlots.pop_back();
+    return slot;
+}
+
+void
+AnalyticalBackend::CompleteItem(void* obj, uint64_t a, uint64_t)
+{
+    static_cast<AnalyticalBackend*>(obj)->Complete(static_cast<uint32_t>(a));
 }
 
 void
@@ -162,6 +195,25 @@ AnalyticalBackend::Complete(uint32_t slot)
     InFlight& f = m_inFlight[slot];
     const NetMessage msg = f.msg;
     const Time t = f.t;
+    if (f.sink)
+    {
+        // sink path: plain values, the slot is free before the calls (they may send)
+        MessageSink* sink = f.sink;
+        const uint64_t cookie = f.cookie;
+        const bool notify = f.notifySent;
+        f.sink = nullptr;
+        m_freeSlots.push_back(slot);
+        --m_pending;
+        ++m_delivered;
+        m_deliveredBytes += msg.bytes;
+        m_deliveredTrace(msg, t);
+        if (notify)
+        {
+            sink->MessageSent(msg, cookie);
+        }
+        sink->MessageDelivered(msg);
+        return;
+    }
     SentCallback onSent = std::move(f.onSent);
     DeliveredCallback onDelivered = std::move(f.onDeliv);
     f.onSent = nullptr;
@@ -197,6 +249,12 @@ uint64_t
 AnalyticalBackend::GetPendingMessages() const
 {
     return m_pending;
+}
+
+bool
+AnalyticalBackend::SupportsEventBatching() const
+{
+    return true;
 }
 
 uint64_t

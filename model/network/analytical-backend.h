@@ -68,9 +68,15 @@ class AnalyticalBackend : public NetworkBackend
     Time GetMessageTime(const NetMessage& msg) const;
 
     void Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered) override;
+    void SendTo(const NetMessage& msg,
+                MessageSink* sink,
+                uint64_t cookie,
+                bool notifySent) override;
     uint32_t GetNpuCount() const override;
     std::string GetName() const override;
     uint64_t GetPendingMessages() const override;
+    /// \return true: deliveries are scheduled through EventBatcher
+    bool SupportsEventBatching() const override;
 
     /// \return messages delivered so far
     uint64_t GetDeliveredMessages() const;
@@ -84,21 +90,30 @@ class AnalyticalBackend : public NetworkBackend
     /// One message in flight: the scheduled event carries only its slot index.
     struct InFlight
     {
-        NetMessage msg;            //!< the message
-        Time t;                    //!< its network time
-        SentCallback onSent;       //!< sender's callback
-        DeliveredCallback onDeliv; //!< receiver's callback
+        NetMessage msg;             //!< the message
+        Time t;                     //!< its network time
+        SentCallback onSent;        //!< sender's callback
+        DeliveredCallback onDeliv;  //!< receiver's callback
+        MessageSink* sink{nullptr}; //!< or the sink (SendTo)
+        uint64_t cookie{0};         //!< SendTo's cookie
+        bool notifySent{false};     //!< SendTo: call MessageSent
     };
+
+    /// \return a free slot of m_inFlight
+    uint32_t AllocSlot();
 
     /// Deliver the message in slot \p slot.
     void Complete(uint32_t slot);
+    /// EventBatcher entry: Complete(a) on the backend \p obj.
+    static void CompleteItem(void* obj, uint64_t a, uint64_t b);
 
     /// Route cost of one (src, dst) pair for one dimension argument.
     struct RouteCost
     {
-        int32_t dim;    //!< the message's dim argument it was computed for
-        double latency; //!< sum of the hop latencies (ns)
-        double minRate; //!< slowest hop (bytes/ns; 0 = no hops)
+        uint64_t key{UINT64_MAX}; //!< src << 32 | dst (UINT64_MAX = empty)
+        int32_t dim{0};           //!< the message's dim argument it was computed for
+        double latency{0};        //!< sum of the hop latencies (ns)
+        double minRate{0};        //!< slowest hop (bytes/ns; 0 = no hops)
     };
 
     std::shared_ptr<const Topology> m_topo;    //!< the network
@@ -109,8 +124,8 @@ class AnalyticalBackend : public NetworkBackend
     mutable std::vector<Topology::Hop> m_hops; //!< route scratch buffer
     std::vector<InFlight> m_inFlight;          //!< messages in flight, by slot
     std::vector<uint32_t> m_freeSlots;         //!< reusable slots of m_inFlight
-    /// route costs by (src << 32 | dst); bounded, cleared when full or on a new topology
-    mutable std::unordered_map<uint64_t, RouteCost> m_routeCache;
+    /// route costs, direct-mapped by a hash of (src, dst); a colliding pair overwrites
+    mutable std::vector<RouteCost> m_routeCache;
     /// Trace: message delivered (message, network time).
     TracedCallback<const NetMessage&, Time> m_deliveredTrace;
 };

@@ -1,5 +1,10 @@
 #include "network-backend.h"
 
+#include "ns3/simulator.h"
+
+#include <unordered_map>
+#include <vector>
+
 namespace ns3
 {
 namespace astra
@@ -16,6 +21,233 @@ NetworkBackend::GetTypeId()
 }
 
 NetworkBackend::~NetworkBackend() = default;
+
+MessageSink::~MessageSink() = default;
+
+void
+NetworkBackend::SendTo(const NetMessage& msg, MessageSink* sink, uint64_t cookie, bool notifySent)
+{
+    SentCallback onSent;
+    if (notifySent)
+    {
+        onSent = [sink, cookie](const NetMessage& m) { sink->MessageSent(m, cookie); };
+    }
+    Send(msg, std::move(onSent), [sink](const NetMessage& m) { sink->MessageDelivered(m); });
+}
+
+bool
+NetworkBackend::SupportsEventBatching() const
+{
+    return false;
+}
+
+// ---------------------------------------------------------------- EventBatcher
+
+namespace
+{
+struct BatchItem
+{
+    EventBatcher::Fn fn;
+    void* obj;
+    uint64_t a;
+    uint64_t b;
+};
+
+struct BatcherState
+{
+    bool enabled{false};
+    bool destroyHooked{false};
+    uint64_t gen{0}; //!< incremented by Reset(): events of older batches are ignored
+    uint64_t items{0};
+    std::vector<std::vector<BatchItem>> batches; //!< by batch id
+    std::vector<uint32_t> freeBatches;           //!< reusable batch ids
+    std::unordered_map<int64_t, uint32_t> open;  //!< time step -> batch id (not yet run)
+    static constexpr uint32_t kMru = 4;          //!< recently used entries of `open`
+    int64_t mruT[kMru]{};
+    uint32_t mruB[kMru]{};
+    bool mruValid[kMru]{};
+    uint32_t mruNext{0}; //!< round-robin replacement
+    bool running{false}; //!< a batch is running: its time is nowT (saves Simulator::Now())
+    int64_t nowT{0};
+    std::vector<std::function<void()>> fns; //!< callables of pending items, by slot
+    std::vector<uint32_t> freeFns;
+};
+
+BatcherState g_batcher; //!< the process's batcher (like the Simulator, one per process)
+
+inline BatcherState&
+State()
+{
+    return g_batcher;
+}
+
+void
+RunSingle(BatchItem it)
+{
+    it.fn(it.obj, it.a, it.b);
+}
+
+void
+CallFn(void*, uint64_t slot, uint64_t)
+{
+    BatcherState& s = State();
+    std::function<void()> f = std::move(s.fns[slot]);
+    s.fns[slot] = nullptr;
+    s.freeFns.push_back(static_cast<uint32_t>(slot));
+    f();
+}
+} // namespace
+
+void
+EventBatcher::Schedule(Time delay, Fn fn, void* obj, uint64_t a, uint64_t b)
+{
+    BatcherState& s = State();
+    if (!s.enabled)
+    {
+        Simulator::Schedule(delay, &RunSingle, BatchItem{fn, obj, a, b});
+        return;
+    }
+    const int64_t t = (s.running ? s.nowT : Simulator::Now().GetTimeStep()) + delay.GetTimeStep();
+    uint32_t id = UINT32_MAX;
+    for (uint32_t k = 0; k < BatcherState::kMru; ++k)
+    {
+        if (s.mruT[k] == t && s.mruValid[k])
+        {
+            id = s.mruB[k];
+            break;
+        }
+    }
+    if (id == UINT32_MAX)
+    {
+        auto it = s.open.find(t);
+        if (it != s.open.end())
+        {
+            id = it->second;
+        }
+        else
+        {
+            if (s.freeBatches.empty())
+            {
+                id = static_cast<uint32_t>(s.batches.size());
+                s.batches.emplace_back();
+            }
+            else
+            {
+                id = s.freeBatches.back();
+                s.freeBatches.pop_back();
+            }
+            s.open.emplace(t, id);
+            Simulator::Schedule(delay, &EventBatcher::RunBatch, id, s.gen);
+        }
+        const uint32_t k = s.mruNext++ % BatcherState::kMru;
+        s.mruValid[k] = true;
+        s.mruT[k] = t;
+        s.mruB[k] = id;
+    }
+    s.batches[id].push_back(BatchItem{fn, obj, a, b});
+}
+
+void
+EventBatcher::Schedule(Time delay, std::function<void()> f)
+{
+    BatcherState& s = State();
+    if (!s.enabled)
+    {
+        Simulator::Schedule(delay, std::move(f));
+        return;
+    }
+    uint32_t slot;
+    if (s.freeFns.empty())
+    {
+        slot = static_cast<uint32_t>(s.fns.size());
+        s.fns.push_back(std::move(f));
+    }
+    else
+    {
+        slot = s.freeFns.back();
+        s.freeFns.pop_back();
+        s.fns[slot] = std::move(f);
+    }
+    Schedule(delay, &CallFn, nullptr, slot, 0);
+}
+
+void
+EventBatcher::RunBatch(uint32_t id, uint64_t gen)
+{
+    BatcherState& s = State();
+    if (gen != s.gen || id >= s.batches.size())
+    {
+        return; // reset meanwhile
+    }
+    const int64_t now = Simulator::Now().GetTimeStep();
+    s.running = true;
+    s.nowT = now;
+    // items scheduled for now while the batch runs are appended and run in order
+    for (size_t i = 0; i < s.batches[id].size(); ++i)
+    {
+        const BatchItem it = s.batches[id][i];
+        ++s.items;
+        it.fn(it.obj, it.a, it.b);
+        if (gen != s.gen)
+        {
+            return; // an item reset the batcher
+        }
+    }
+    s.running = false;
+    s.open.erase(now);
+    for (uint32_t k = 0; k < BatcherState::kMru; ++k)
+    {
+        if (s.mruB[k] == id)
+        {
+            s.mruValid[k] = false;
+        }
+    }
+    s.batches[id].clear();
+    s.freeBatches.push_back(id);
+}
+
+void
+EventBatcher::SetEnabled(bool on)
+{
+    BatcherState& s = State();
+    s.enabled = on;
+    if (on && !s.destroyHooked)
+    {
+        s.destroyHooked = true;
+        Simulator::ScheduleDestroy(&EventBatcher::Reset);
+    }
+}
+
+bool
+EventBatcher::IsEnabled()
+{
+    return State().enabled;
+}
+
+uint64_t
+EventBatcher::GetItemCount()
+{
+    return State().items;
+}
+
+void
+EventBatcher::Reset()
+{
+    BatcherState& s = State();
+    s.enabled = false;
+    s.destroyHooked = false;
+    s.gen++;
+    s.batches.clear();
+    s.freeBatches.clear();
+    s.open.clear();
+    for (uint32_t k = 0; k < BatcherState::kMru; ++k)
+    {
+        s.mruValid[k] = false;
+    }
+    s.running = false;
+    s.fns.clear();
+    s.freeFns.clear();
+}
 
 } // namespace astra
 } // namespace ns3

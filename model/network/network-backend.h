@@ -50,6 +50,28 @@ struct NetMessage
 
 /**
  * \ingroup astra-sim
+ * Receiver of a backend's completions through plain virtual calls (the
+ * system layer's per-message path; no std::function per message).
+ */
+class MessageSink
+{
+  public:
+    virtual ~MessageSink();
+    /**
+     * The sender may consider the message done.
+     * \param msg the message
+     * \param cookie the value given to NetworkBackend::SendTo
+     */
+    virtual void MessageSent(const NetMessage& msg, uint64_t cookie) = 0;
+    /**
+     * The message's last byte reached the receiver.
+     * \param msg the message
+     */
+    virtual void MessageDelivered(const NetMessage& msg) = 0;
+};
+
+/**
+ * \ingroup astra-sim
  * Abstract network backend. All backends run inside ns-3's Simulator: time is
  * Simulator::Now() and events are ns-3 events.
  */
@@ -79,6 +101,19 @@ class NetworkBackend : public Object
                       SentCallback onSent,
                       DeliveredCallback onDelivered) = 0;
 
+    /**
+     * Start sending a message whose completions go to a MessageSink: the same
+     * as Send() with onSent = sink->MessageSent(msg, cookie) (only if
+     * \p notifySent) and onDelivered = sink->MessageDelivered(msg). The default
+     * implementation wraps the sink in callbacks and calls Send(); a backend may
+     * override it to avoid the callback objects.
+     * \param msg the message
+     * \param sink receiver of the completions (must outlive the message)
+     * \param cookie passed back to MessageSent
+     * \param notifySent whether MessageSent is wanted
+     */
+    virtual void SendTo(const NetMessage& msg, MessageSink* sink, uint64_t cookie, bool notifySent);
+
     /// \return the number of NPUs this backend connects
     virtual uint32_t GetNpuCount() const = 0;
 
@@ -87,6 +122,63 @@ class NetworkBackend : public Object
 
     /// \return messages handed to Send() and not yet delivered
     virtual uint64_t GetPendingMessages() const = 0;
+
+    /**
+     * \return true if every event this backend schedules goes through
+     * EventBatcher, so that the system layer may enable it (default false:
+     * a backend with events of its own keeps plain ns-3 scheduling).
+     */
+    virtual bool SupportsEventBatching() const;
+};
+
+/**
+ * \ingroup astra-sim
+ * Coalesces events that fall on the same simulated time into one ns-3 event.
+ *
+ * ns-3 runs events of equal time in the order they were scheduled. When
+ * every event of a simulation is scheduled here (the system layer, the
+ * workload application, the memory models and a backend whose
+ * SupportsEventBatching() is true), keeping one batch per distinct time and
+ * running each batch's items in insertion order executes exactly the same
+ * sequence as one ns-3 event per item, at a fraction of the cost (one
+ * scheduler insert/pop per distinct time instead of per item). While
+ * disabled (the default, and with the flow and RoCE backends), each item is
+ * one ns-3 event as before. State is per process, like the Simulator's;
+ * Reset() (also registered with Simulator::ScheduleDestroy) drops it.
+ */
+class EventBatcher
+{
+  public:
+    /// An item: fn(obj, a, b).
+    using Fn = void (*)(void* obj, uint64_t a, uint64_t b);
+
+    /**
+     * Schedule fn(obj, a, b) after \p delay.
+     * \param delay the delay (>= 0)
+     * \param fn the function
+     * \param obj its object argument
+     * \param a first integer argument
+     * \param b second integer argument
+     */
+    static void Schedule(Time delay, Fn fn, void* obj, uint64_t a = 0, uint64_t b = 0);
+    /**
+     * Schedule a callable after \p delay.
+     * \param delay the delay (>= 0)
+     * \param f the callable
+     */
+    static void Schedule(Time delay, std::function<void()> f);
+    /// Enable or disable batching (disabling does not move already scheduled items).
+    static void SetEnabled(bool on);
+    /// \return true while batching is enabled
+    static bool IsEnabled();
+    /// \return items run through batches in this process (not cleared by Reset())
+    static uint64_t GetItemCount();
+    /// Drop pending batches (their items never run) and disable batching.
+    static void Reset();
+
+  private:
+    /// Run batch \p b of generation \p gen (stale generations are ignored).
+    static void RunBatch(uint32_t b, uint64_t gen);
 };
 
 } // namespace astra

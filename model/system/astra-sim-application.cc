@@ -352,7 +352,7 @@ AstraSimApplication::Execute(uint32_t idx)
         {
         case NodeKind::COMP:
             m_activeComp++;
-            Simulator::Schedule(ComputeTime(n, p), done);
+            EventBatcher::Schedule(ComputeTime(n, p), done);
             break;
         case NodeKind::MEM_LOAD:
         case NodeKind::MEM_STORE:
@@ -398,7 +398,7 @@ AstraSimApplication::Execute(uint32_t idx)
                                              done);
             break;
         default: // METADATA, INVALID: no-op
-            Simulator::ScheduleNow(done);
+            EventBatcher::Schedule(Time(0), done);
             break;
         }
     }

@@ -1,5 +1,6 @@
 #include "astra-system.h"
 
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -85,14 +86,22 @@ OpOf(CollType t)
 TypeId
 SystemContext::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::astra::SystemContext")
-                            .SetParent<Object>()
-                            .SetGroupName("AstraSim")
-                            .AddConstructor<SystemContext>()
-                            .AddTraceSource("MessageSent",
-                                            "A message was handed to the network backend",
-                                            MakeTraceSourceAccessor(&SystemContext::m_sentTrace),
-                                            "ns3::astra::SystemContext::MessageTracedCallback");
+    static TypeId tid =
+        TypeId("ns3::astra::SystemContext")
+            .SetParent<Object>()
+            .SetGroupName("AstraSim")
+            .AddConstructor<SystemContext>()
+            .AddAttribute("EventBatching",
+                          "Coalesce same-time events into one ns-3 event (EventBatcher) "
+                          "when the backend supports it (analytical). Results and their "
+                          "order are unchanged; only ns-3's event count drops.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&SystemContext::m_batching),
+                          MakeBooleanChecker())
+            .AddTraceSource("MessageSent",
+                            "A message was handed to the network backend",
+                            MakeTraceSourceAccessor(&SystemContext::m_sentTrace),
+                            "ns3::astra::SystemContext::MessageTracedCallback");
     return tid;
 }
 
@@ -108,6 +117,11 @@ SystemContext::DoDispose()
     }
     m_systems.clear();
     m_backend = nullptr;
+    if (m_batcherOwner)
+    {
+        EventBatcher::Reset();
+        m_batcherOwner = false;
+    }
     Object::DoDispose();
 }
 
@@ -119,6 +133,12 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
     m_backend = backend;
     m_dims = dims;
     m_params = params;
+    if (m_batching && backend && backend->SupportsEventBatching())
+    {
+        EventBatcher::Reset();
+        EventBatcher::SetEnabled(true);
+        m_batcherOwner = true;
+    }
     if (m_params.splits == 0)
     {
         m_params.splits = 1;
@@ -155,6 +175,12 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
         (*world)[i] = i;
     }
     m_world = world;
+    m_deliverCb = [this](const NetMessage& m) {
+        if (m.dst < m_systems.size())
+        {
+            m_systems[m.dst]->Deliver(m);
+        }
+    };
     m_systems.clear();
     for (uint32_t i = 0; i < n; ++i)
     {
@@ -313,12 +339,33 @@ SystemContext::TransmitMsg(const NetMessage& msg, NetworkBackend::SentCallback o
 {
     ++m_sent;
     m_sentTrace(msg);
-    m_backend->Send(msg, std::move(onSent), [this](const NetMessage& m) {
-        if (m.dst < m_systems.size())
-        {
-            m_systems[m.dst]->Deliver(m);
-        }
-    });
+    m_backend->Send(msg, std::move(onSent), m_deliverCb);
+}
+
+void
+SystemContext::TransmitTo(const NetMessage& msg, uint64_t cookie, bool notifySent)
+{
+    ++m_sent;
+    m_sentTrace(msg);
+    m_backend->SendTo(msg, this, cookie, notifySent);
+}
+
+void
+SystemContext::MessageSent(const NetMessage& msg, uint64_t cookie)
+{
+    if (msg.src < m_systems.size())
+    {
+        m_systems[msg.src]->SentNotify(cookie);
+    }
+}
+
+void
+SystemContext::MessageDelivered(const NetMessage& msg)
+{
+    if (msg.dst < m_systems.size())
+    {
+        m_systems[msg.dst]->Deliver(msg);
+    }
 }
 
 uint64_t
@@ -546,7 +593,7 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
     if (cp->phases.empty())
     {
         // nothing to exchange (single-member group)
-        Simulator::ScheduleNow([this, id]() {
+        EventBatcher::Schedule(Time(0), [this, id]() {
             auto it = m_colls.find(id);
             if (it != m_colls.end())
             {
@@ -939,12 +986,21 @@ AstraSystem::ProcessingDelay(uint64_t bytes, bool reduce) const
         }
         return NanoSeconds(d + red);
     }
+    // memo per reduce flag: a phase's receives mostly have the same size
+    PdMemo& memo = m_pd[reduce ? 1 : 0];
+    if (memo.valid && memo.bytes == bytes)
+    {
+        return memo.time;
+    }
     double ns = p.endpointDelayNs * p.injectionScale;
     if (reduce && p.localMemBwGBps > 0)
     {
         ns += double(bytes) / p.localMemBwGBps;
     }
-    return NsToTime(ns);
+    memo.time = NsToTime(ns);
+    memo.bytes = bytes;
+    memo.valid = true;
+    return memo.time;
 }
 
 void
@@ -966,7 +1022,7 @@ AstraSystem::StartPhase(Stream* s)
     if (p.compat && s->steps > 0)
     {
         int64_t d = static_cast<int64_t>(p.endpointDelayNs * p.injectionScale);
-        Simulator::Schedule(NanoSeconds(d), &AstraSystem::StartStep, this, s);
+        EventBatcher::Schedule(NanoSeconds(d), &AstraSystem::StartStepItem, this, Pack(s));
     }
     else
     {
@@ -1011,11 +1067,11 @@ AstraSystem::StartStep(Stream* s)
                               snd.tagStep >= 0 ? uint32_t(snd.tagStep) : s->step);
             if (m_ctx->GetParams().compat)
             {
-                m_ctx->TransmitMsg(msg, nullptr); // compat streams do not wait for their sends
+                m_ctx->TransmitTo(msg, 0, false); // compat streams do not wait for their sends
                 continue;
             }
             s->sendsInFlight++;
-            m_ctx->TransmitMsg(msg, [this, s](const NetMessage&) { SendDone(s); });
+            m_ctx->TransmitTo(msg, Pack(s), true);
         }
         s->outstanding = m_scratch.recvs;
         s->reduce = m_scratch.reduce;
@@ -1051,7 +1107,10 @@ AstraSystem::OnRecv(Stream* s, uint32_t src, uint64_t bytes, uint64_t tag)
     NS_LOG_LOGIC("t=" << Simulator::Now().GetNanoSeconds() << " NPU " << m_npu << " coll "
                       << s->coll->id << " chunk " << s->chunk << " phase " << s->phase << " step "
                       << s->step << " recv " << bytes << " B from " << src);
-    Simulator::Schedule(ProcessingDelay(bytes, s->reduce), &AstraSystem::RecvProcessed, this, s);
+    EventBatcher::Schedule(ProcessingDelay(bytes, s->reduce),
+                           &AstraSystem::RecvProcessedItem,
+                           this,
+                           Pack(s));
 }
 
 void
@@ -1064,6 +1123,37 @@ AstraSystem::SendDone(Stream* s)
     {
         PhaseDone(s);
     }
+}
+
+uint64_t
+AstraSystem::Pack(Stream* s)
+{
+    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(s));
+}
+
+void
+AstraSystem::RecvProcessedItem(void* obj, uint64_t s, uint64_t)
+{
+    static_cast<AstraSystem*>(obj)->RecvProcessed(reinterpret_cast<Stream*>(uintptr_t(s)));
+}
+
+void
+AstraSystem::StartStepItem(void* obj, uint64_t s, uint64_t)
+{
+    static_cast<AstraSystem*>(obj)->StartStep(reinterpret_cast<Stream*>(uintptr_t(s)));
+}
+
+void
+AstraSystem::CustomNodeDoneItem(void* obj, uint64_t s, uint64_t idx)
+{
+    static_cast<AstraSystem*>(obj)->CustomNodeDone(reinterpret_cast<Stream*>(uintptr_t(s)),
+                                                   static_cast<uint32_t>(idx));
+}
+
+void
+AstraSystem::SentNotify(uint64_t cookie)
+{
+    SendDone(reinterpret_cast<Stream*>(uintptr_t(cookie)));
 }
 
 void
@@ -1314,15 +1404,15 @@ AstraSystem::CustomRun(Stream* s)
             break;
         case NodeKind::COMP: {
             double ns = double(n.GetDurationNs()) * (p.compat ? 1.0 : p.computeScale);
-            Simulator::Schedule(Time::FromDouble(ns, Time::NS),
-                                &AstraSystem::CustomNodeDone,
-                                this,
-                                s,
-                                i);
+            EventBatcher::Schedule(Time::FromDouble(ns, Time::NS),
+                                   &AstraSystem::CustomNodeDoneItem,
+                                   this,
+                                   Pack(s),
+                                   i);
             break;
         }
         default:
-            Simulator::ScheduleNow(&AstraSystem::CustomNodeDone, this, s, i);
+            EventBatcher::Schedule(Time(0), &AstraSystem::CustomNodeDoneItem, this, Pack(s), i);
             break;
         }
     }
@@ -1352,7 +1442,11 @@ AstraSystem::CustomTryRecv(Stream* s)
                 cs.arrivals.erase(cs.arrivals.begin() + ai);
                 uint32_t idx = cs.posted[pi];
                 cs.posted.erase(cs.posted.begin() + pi);
-                Simulator::ScheduleNow(&AstraSystem::CustomNodeDone, this, s, idx);
+                EventBatcher::Schedule(Time(0),
+                                       &AstraSystem::CustomNodeDoneItem,
+                                       this,
+                                       Pack(s),
+                                       idx);
                 matched = true;
                 break;
             }
@@ -1421,7 +1515,7 @@ AstraSystem::RecvP2P(uint32_t src, uint64_t, int64_t tag, DoneCallback done)
         {
             m_p2pArrived.erase(it);
         }
-        Simulator::ScheduleNow(std::move(done));
+        EventBatcher::Schedule(Time(0), std::move(done));
         return;
     }
     m_pendingRecvs++;

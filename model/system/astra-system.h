@@ -70,7 +70,7 @@ struct CollectiveRecord
  * registry (the k-th collective an NPU issues on a group is the same
  * collective on every member).
  */
-class SystemContext : public Object
+class SystemContext : public Object, public MessageSink
 {
   public:
     /**
@@ -118,6 +118,17 @@ class SystemContext : public Object
     /// As Transmit, with the backend's callback type (no extra wrapping per message).
     void TransmitMsg(const NetMessage& msg, NetworkBackend::SentCallback onSent);
 
+    /**
+     * \internal Hand a collective message to the backend through the sink path:
+     * on completion the source system's SentNotify(cookie) (if \p notifySent),
+     * then delivery to the destination system.
+     */
+    void TransmitTo(const NetMessage& msg, uint64_t cookie, bool notifySent);
+    /// \internal MessageSink: the source system's SentNotify(cookie)
+    void MessageSent(const NetMessage& msg, uint64_t cookie) override;
+    /// \internal MessageSink: deliver to the destination system
+    void MessageDelivered(const NetMessage& msg) override;
+
     /// \internal registry: \return global id of (key), creating a record
     uint32_t RegisterCollective(const std::string& key, bool& created);
     /// \internal \return mutable record
@@ -146,6 +157,9 @@ class SystemContext : public Object
     std::unordered_map<std::string, uint32_t> m_collIds;
     std::vector<CollectiveRecord> m_records;
     uint64_t m_sent{0};
+    NetworkBackend::DeliveredCallback m_deliverCb; //!< dispatches deliveries to systems
+    bool m_batching{true};                         //!< EventBatching attribute
+    bool m_batcherOwner{false};                    //!< this context enabled the EventBatcher
     TracedCallback<const NetMessage&> m_sentTrace;
 };
 
@@ -188,6 +202,8 @@ class AstraSystem : public Object
 
     /// \internal a message for this NPU was delivered by the backend
     void Deliver(const NetMessage& msg);
+    /// \internal a message sent with SystemContext::TransmitTo(cookie) completed at the sender
+    void SentNotify(uint64_t cookie);
     /// \internal offer free slots again (a collective became ready on all members)
     void PumpAll();
 
@@ -285,9 +301,25 @@ class AstraSystem : public Object
     void CustomNodeDone(Stream* s, uint32_t idx);
     void CustomTryRecv(Stream* s);
     Time ProcessingDelay(uint64_t bytes, bool reduce) const;
+    /// \return a stream pointer as an EventBatcher argument
+    static uint64_t Pack(Stream* s);
+    /// EventBatcher entries (obj = the AstraSystem, a = Pack(stream), b = node index)
+    static void RecvProcessedItem(void* obj, uint64_t s, uint64_t);
+    static void StartStepItem(void* obj, uint64_t s, uint64_t);
+    static void CustomNodeDoneItem(void* obj, uint64_t s, uint64_t idx);
 
     SystemContext* m_ctx{nullptr};
     uint32_t m_npu{0};
+
+    /// ProcessingDelay memo: last bytes and result, per reduce flag
+    struct PdMemo
+    {
+        bool valid{false}; //!< entry set
+        uint64_t bytes{0}; //!< bytes it was computed for
+        Time time;         //!< the delay
+    };
+
+    mutable PdMemo m_pd[2]; //!< by reduce flag
     uint64_t m_localSeq{0};
     std::unordered_map<std::string, uint32_t> m_groupSeq;
     std::unordered_map<uint32_t, std::unique_ptr<CollState>> m_colls;

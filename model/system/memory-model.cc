@@ -3,6 +3,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/network-backend.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -62,7 +63,7 @@ LocalMemoryModel::GetAccessTime(uint64_t bytes) const
 void
 LocalMemoryModel::Access(uint32_t, uint64_t bytes, bool, std::function<void()> done)
 {
-    Simulator::Schedule(GetAccessTime(bytes), std::move(done));
+    EventBatcher::Schedule(GetAccessTime(bytes), std::move(done));
 }
 
 std::string
@@ -129,7 +130,7 @@ AnalyticalRemoteMemory::Access(uint32_t npu, uint64_t bytes, bool store, std::fu
             (store ? "MEM_STORE" : "MEM_LOAD") + " node but the remote memory configuration" +
             (m_source.empty() ? "" : " (" + m_source + ")") + " is NO_MEMORY_EXPANSION");
     case PER_NPU_MEMORY_EXPANSION:
-        Simulator::Schedule(t, std::move(done));
+        EventBatcher::Schedule(t, std::move(done));
         return;
     case PER_NODE_MEMORY_EXPANSION:
         res = npu / std::max<uint32_t>(1, m_npusPerNode);
@@ -144,7 +145,7 @@ AnalyticalRemoteMemory::Access(uint32_t npu, uint64_t bytes, bool store, std::fu
     }
     Time start = std::max(Simulator::Now(), m_busyUntil[res]);
     m_busyUntil[res] = start + t;
-    Simulator::Schedule(m_busyUntil[res] - Simulator::Now(), std::move(done));
+    EventBatcher::Schedule(m_busyUntil[res] - Simulator::Now(), std::move(done));
 }
 
 std::string

@@ -1,0 +1,316 @@
+/*
+ * EventBatcher: same-time events coalesced into one ns-3 event must run in
+ * exactly the order ns-3 would run them one by one, and the system layer on
+ * the analytical backend must produce identical results (and an identical
+ * message sequence) with and without batching, with fewer ns-3 events.
+ */
+
+#include "system-test-util.h"
+
+#include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/simulator.h"
+#include "ns3/test.h"
+
+#include <sstream>
+
+using namespace ns3;
+using namespace ns3::astra;
+using namespace ns3::astra::systest;
+
+namespace
+{
+
+/// A scripted set of items; each item logs (time, id) and may schedule more.
+struct Script
+{
+    std::ostringstream log;
+
+    static void Item(void* obj, uint64_t id, uint64_t)
+    {
+        auto* s = static_cast<Script*>(obj);
+        s->log << Simulator::Now().GetNanoSeconds() << ":" << id << " ";
+        // a few items schedule followers, some at the same time (zero delay)
+        if (id == 2)
+        {
+            EventBatcher::Schedule(NanoSeconds(0), &Script::Item, s, 20);
+            EventBatcher::Schedule(NanoSeconds(2), &Script::Item, s, 21);
+        }
+        if (id == 3)
+        {
+            EventBatcher::Schedule(NanoSeconds(0), &Script::Item, s, 30);
+            EventBatcher::Schedule(NanoSeconds(0), [s]() {
+                s->log << Simulator::Now().GetNanoSeconds() << ":fn ";
+            });
+        }
+        if (id == 21)
+        {
+            EventBatcher::Schedule(NanoSeconds(0), &Script::Item, s, 210);
+        }
+    }
+
+    /// Run the script; \return the log
+    std::string Run(bool batched, uint64_t& nsEvents)
+    {
+        EventBatcher::Reset();
+        EventBatcher::SetEnabled(batched);
+        EventBatcher::Schedule(NanoSeconds(5), &Script::Item, this, 1);
+        EventBatcher::Schedule(NanoSeconds(3), &Script::Item, this, 2);
+        EventBatcher::Schedule(NanoSeconds(5), &Script::Item, this, 3);
+        EventBatcher::Schedule(NanoSeconds(3), &Script::Item, this, 4);
+        EventBatcher::Schedule(NanoSeconds(5), &Script::Item, this, 5);
+        Simulator::Run();
+        nsEvents = Simulator::GetEventCount();
+        Simulator::Destroy();
+        EventBatcher::Reset();
+        return log.str();
+    }
+};
+
+/// Order of same-time items is ns-3's insertion order, with or without batching.
+class BatcherOrderCase : public TestCase
+{
+  public:
+    BatcherOrderCase()
+        : TestCase("EventBatcher runs items in ns-3's order")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        uint64_t plainEvents = 0;
+        uint64_t batchedEvents = 0;
+        Script a;
+        Script b;
+        std::string plain = a.Run(false, plainEvents);
+        uint64_t before = EventBatcher::GetItemCount();
+        std::string batched = b.Run(true, batchedEvents);
+        // ns-3 order: time, then scheduling order (2 and 4 at 3 ns, 20 scheduled by 2 at 3 ns
+        // runs after 4; 21 at 5 ns was scheduled after 1, 3, 5; 30 and fn after 21; 210 last)
+        NS_TEST_EXPECT_MSG_EQ(plain, "3:2 3:4 3:20 5:1 5:3 5:5 5:21 5:30 5:fn 5:210 ", "ns-3");
+        NS_TEST_EXPECT_MSG_EQ(batched, plain, "batched order differs from ns-3's");
+        NS_TEST_EXPECT_MSG_EQ(plainEvents, 10, "one ns-3 event per item without batching");
+        NS_TEST_EXPECT_MSG_EQ(batchedEvents, 2, "one ns-3 event per distinct time");
+        NS_TEST_EXPECT_MSG_EQ(EventBatcher::GetItemCount() - before, 10, "items run");
+        NS_TEST_EXPECT_MSG_EQ(EventBatcher::IsEnabled(), false, "Reset disables");
+    }
+};
+
+/// A mixed workload: compute, a 2-chunk all-reduce, SEND/RECV pairs, an all-gather on
+/// dimension 0, a memory load, on a 4 x 2 topology.
+Graphs
+Mixed(uint32_t n)
+{
+    Graphs gs;
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        auto g = std::make_shared<WorkloadGraph>();
+        g->file = "mixed." + std::to_string(r);
+        g->rank = r;
+        auto add = [&](WorkloadNode w, std::vector<uint64_t> deps) {
+            w.id = g->nodes.size() + 1;
+            w.name = "n" + std::to_string(w.id);
+            w.dataDeps = deps;
+            g->nodes.push_back(w);
+            return w.id;
+        };
+        WorkloadNode c;
+        c.kind = NodeKind::COMP;
+        c.durationNs = 1000 + 100 * (r % 3);
+        uint64_t comp = add(c, {});
+        WorkloadNode ar;
+        ar.kind = NodeKind::COMM_COLL;
+        ar.collType = CollType::ALL_REDUCE;
+        ar.commSize = 1 << 20;
+        uint64_t a = add(ar, {comp});
+        WorkloadNode snd;
+        snd.kind = NodeKind::COMM_SEND;
+        snd.commDst = static_cast<int32_t>((r + 1) % n);
+        snd.commSize = 65536;
+        snd.commTag = 7;
+        uint64_t s = add(snd, {a});
+        WorkloadNode rcv;
+        rcv.kind = NodeKind::COMM_RECV;
+        rcv.commSrc = static_cast<int32_t>((r + n - 1) % n);
+        rcv.commSize = 65536;
+        rcv.commTag = 7;
+        uint64_t rv = add(rcv, {comp});
+        WorkloadNode ag;
+        ag.kind = NodeKind::COMM_COLL;
+        ag.collType = CollType::ALL_GATHER;
+        ag.commSize = 8192;
+        ag.involvedDim = {true, false};
+        uint64_t agid = add(ag, {s, rv});
+        WorkloadNode m;
+        m.kind = NodeKind::MEM_LOAD;
+        m.tensorSize = 4096;
+        add(m, {agid});
+        g->BuildIndex();
+        gs.push_back(g);
+    }
+    return gs;
+}
+
+struct Observed
+{
+    AstraRunResult res;
+    std::string messages; //!< every MessageSent, in order, with its time
+    std::string ends;     //!< every CollectiveEnd, in order, with its time
+};
+
+void
+OnSent(std::ostringstream* os, const NetMessage& m)
+{
+    *os << Simulator::Now().GetNanoSeconds() << ' ' << m.src << '>' << m.dst << ' ' << m.tag << ' '
+        << m.bytes << '\n';
+}
+
+void
+OnEnd(std::ostringstream* os, uint32_t npu, uint32_t coll)
+{
+    *os << Simulator::Now().GetNanoSeconds() << ' ' << npu << ' ' << coll << '\n';
+}
+
+Observed
+RunObserved(bool batched,
+            std::shared_ptr<const Topology> topo,
+            const SystemParams& p,
+            const Graphs& gs)
+{
+    Config::SetDefault("ns3::astra::SystemContext::EventBatching", BooleanValue(batched));
+    std::ostringstream msgs;
+    std::ostringstream ends;
+    AstraRunOptions o;
+    o.hook = [&](Ptr<SystemContext> ctx, const std::vector<Ptr<AstraSimApplication>>&) {
+        ctx->TraceConnectWithoutContext("MessageSent", MakeBoundCallback(&OnSent, &msgs));
+        for (uint32_t i = 0; i < ctx->GetNpuCount(); ++i)
+        {
+            ctx->GetSystem(i)->TraceConnectWithoutContext("CollectiveEnd",
+                                                          MakeBoundCallback(&OnEnd, &ends));
+        }
+    };
+    Observed ob;
+    ob.res = AstraSimHelper::Run(topo, p, gs, o);
+    Config::SetDefault("ns3::astra::SystemContext::EventBatching", BooleanValue(true));
+    ob.messages = msgs.str();
+    ob.ends = ends.str();
+    return ob;
+}
+
+/// Same results and message order with and without batching; fewer ns-3 events with it.
+class BatchingIdentityCase : public TestCase
+{
+  public:
+    BatchingIdentityCase()
+        : TestCase("EventBatching leaves results and message order unchanged")
+    {
+    }
+
+  private:
+    void Check(const std::string& what,
+               std::shared_ptr<const Topology> topo,
+               const SystemParams& p,
+               const Graphs& gs)
+    {
+        Observed off = RunObserved(false, topo, p, gs);
+        Observed on = RunObserved(true, topo, p, gs);
+        NS_TEST_EXPECT_MSG_EQ(off.res.unfinished.empty(), true, what << ": finished");
+        NS_TEST_EXPECT_MSG_EQ(off.res.error, "", what << ": no error");
+        NS_TEST_EXPECT_MSG_EQ((on.res.finishNs == off.res.finishNs), true, what << ": finish");
+        NS_TEST_EXPECT_MSG_EQ(on.res.messages, off.res.messages, what << ": messages");
+        NS_TEST_EXPECT_MSG_EQ(on.messages.empty(), false, what << ": traced");
+        NS_TEST_EXPECT_MSG_EQ((on.messages == off.messages), true, what << ": message sequence");
+        NS_TEST_EXPECT_MSG_EQ((on.ends == off.ends), true, what << ": end sequence");
+        NS_TEST_EXPECT_MSG_EQ(on.res.records.size(), off.res.records.size(), what);
+        for (size_t i = 0; i < on.res.records.size() && i < off.res.records.size(); ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(on.res.records[i].end, off.res.records[i].end, what);
+        }
+        NS_TEST_EXPECT_MSG_LT(on.res.events, off.res.events / 2, what << ": ns-3 events");
+    }
+
+    void DoRun() override
+    {
+        auto topo2 = TopoDims({{DimType::RING, 4, 100, 200}, {DimType::SWITCH, 2, 50, 700}});
+        SystemParams p = Params(2, 1, 10, 500, false);
+        Check("mixed, default model", topo2, p, Mixed(8));
+        p.compat = true;
+        Check("mixed, compat", topo2, p, Mixed(8));
+        // LIFO with more chunks than slots: slot choices depend on same-time order
+        SystemParams q = Params(8, 2, 10, 1600, false);
+        q.scheduling = SchedulingPolicy::LIFO;
+        auto topo3 = TopoDims({{DimType::RING, 4, 200, 100},
+                               {DimType::RING, 2, 100, 500},
+                               {DimType::SWITCH, 2, 50, 1000}});
+        Graphs gs;
+        for (auto& g : CollGraphs(16, CollType::ALL_REDUCE, 3 << 20))
+        {
+            auto w = std::make_shared<WorkloadGraph>(*g);
+            WorkloadNode second = w->nodes[0];
+            second.id = 2;
+            second.name = "coll2";
+            second.collType = CollType::REDUCE_SCATTER;
+            w->nodes.push_back(second); // independent: both run concurrently
+            w->BuildIndex();
+            gs.push_back(w);
+        }
+        Check("two concurrent collectives, LIFO, 3-D", topo3, q, gs);
+    }
+};
+
+/**
+ * ns-3 event count with batching, closed form: a 1-chunk ring all-reduce on
+ * n NPUs has 2(n-1) steps; all NPUs run in lock step, so each step has one
+ * delivery time and one processing-done time: 4(n-1) batches, plus the n
+ * application start events.
+ */
+class BatchingCountCase : public TestCase
+{
+  public:
+    BatchingCountCase()
+        : TestCase("EventBatching: one ns-3 event per distinct time")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t n = 8;
+        SystemParams p = Params(1, 1, 10, 0, false);
+        uint64_t items0 = EventBatcher::GetItemCount();
+        Observed on = RunObserved(true,
+                                  Topo1D(DimType::RING, n),
+                                  p,
+                                  CollGraphs(n, CollType::ALL_REDUCE, 1 << 20));
+        uint64_t items = EventBatcher::GetItemCount() - items0;
+        Observed off = RunObserved(false,
+                                   Topo1D(DimType::RING, n),
+                                   p,
+                                   CollGraphs(n, CollType::ALL_REDUCE, 1 << 20));
+        NS_TEST_EXPECT_MSG_EQ(on.res.messages, 2 * n * (n - 1), "ring messages");
+        // per message: a delivery and a processing-done item
+        NS_TEST_EXPECT_MSG_EQ(items, 2 * on.res.messages, "batched items");
+        // unbatched: one ns-3 event per item plus ns-3's node/application start-up events
+        NS_TEST_EXPECT_MSG_GT(off.res.events, items, "unbatched events");
+        const uint64_t setup = off.res.events - items;
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(setup, 3 * n, "start-up events");
+        NS_TEST_EXPECT_MSG_EQ(on.res.events, 4 * (n - 1) + setup, "ns-3 events with batching");
+    }
+};
+
+class SystemBatchingTestSuite : public TestSuite
+{
+  public:
+    SystemBatchingTestSuite()
+        : TestSuite("astra-sim-system-batching", UNIT)
+    {
+        AddTestCase(new BatcherOrderCase(), TestCase::QUICK);
+        AddTestCase(new BatchingIdentityCase(), TestCase::QUICK);
+        AddTestCase(new BatchingCountCase(), TestCase::QUICK);
+    }
+};
+
+SystemBatchingTestSuite g_systemBatchingTestSuite;
+
+} // namespace
