@@ -2,8 +2,8 @@
  * training-on-roce: a training workload (Chakra traces) on the packet-level
  * RoCEv2 fabric. The default runs the STG GPT dp2-tp2-pp2 trace (8 NPUs) on a
  * two-dimensional topology: dimension 0 a scale-up Switch of 2 NPUs at high
- * bandwidth, dimension 1 a scale-out Switch of 4 NPUs at 400 Gbps, with PFC,
- * ECN and DCQCN.
+ * bandwidth, dimension 1 a scale-out two-tier Clos of 4 NPUs at 400 Gbps
+ * (2 leaves of 2 hosts, 2 spines), with PFC, ECN and DCQCN.
  *
  *   ./training-on-roce [--workload-configuration=PREFIX] [--system-configuration=sys.json]
  *       [--network-configuration=net.yml] [--comm-group-configuration=groups.json]
@@ -72,8 +72,10 @@ main(int argc, char* argv[])
     double scaleUpLatency = 250.0;
     double scaleOutGbps = 400.0; // Gbit/s (1e9)
     double scaleOutLatency = 1000.0;
-    double peakPerf = 900.0;  // TFLOPS
-    double localMemBw = 3350; // GB/s
+    uint32_t hostsPerLeaf = 2; // scale-out Clos: NPUs per leaf switch
+    uint32_t spines = 2;       // scale-out Clos: spine switches (0: one flat Switch)
+    double peakPerf = 900.0;   // TFLOPS
+    double localMemBw = 3350;  // GB/s
     double commScale = 1.0;
     double computeScale = 1.0;
     uint32_t splits = 4;
@@ -114,7 +116,7 @@ main(int argc, char* argv[])
                  "ASTRA-sim system JSON (default: ring per dim, localBWAware, roofline)",
                  system);
     cmd.AddValue("network-configuration",
-                 "ASTRA-sim network YAML (default: Switch x Switch built from --scale-*)",
+                 "ASTRA-sim network YAML (default: Switch x Clos built from --scale-*)",
                  network);
     cmd.AddValue("roce-config",
                  "JSON/YAML file of ns-3 attribute defaults (applied before --ns3::...)",
@@ -125,6 +127,8 @@ main(int argc, char* argv[])
     cmd.AddValue("scale-up-latency", "scale-up link latency (ns)", scaleUpLatency);
     cmd.AddValue("scale-out-Gbps", "scale-out link rate (Gbit/s)", scaleOutGbps);
     cmd.AddValue("scale-out-latency", "scale-out link latency (ns)", scaleOutLatency);
+    cmd.AddValue("hosts-per-leaf", "scale-out Clos: NPUs per leaf switch", hostsPerLeaf);
+    cmd.AddValue("spines", "scale-out Clos: spines (0: a single Switch instead)", spines);
     cmd.AddValue("peak-perf", "roofline peak (TFLOPS), when no system file", peakPerf);
     cmd.AddValue("local-mem-bw", "local memory bandwidth (GB/s), when no system file", localMemBw);
     cmd.AddValue("splits", "preferred-dataset-splits, when no system file", splits);
@@ -163,17 +167,30 @@ main(int argc, char* argv[])
             NS_ABORT_MSG_IF(scaleUpNpus == 0 || 8 % scaleUpNpus != 0,
                             "--scale-up-npus must divide 8 for the default workload");
             DimensionSpec up{DimType::SWITCH, scaleUpNpus, scaleUpGBps, scaleUpLatency};
-            DimensionSpec out{DimType::SWITCH,
-                              8 / scaleUpNpus,
-                              scaleOutGbps * 1e9 / 8.0 / 1073741824.0,
-                              scaleOutLatency};
+            const uint32_t outNpus = 8 / scaleUpNpus;
+            const double outGBps = GbpsToGBps(scaleOutGbps);
+            DimensionSpec out{DimType::SWITCH, outNpus, outGBps, scaleOutLatency};
+            const bool clos = spines > 0 && hostsPerLeaf < outNpus;
+            if (clos)
+            {
+                NS_ABORT_MSG_IF(outNpus % hostsPerLeaf != 0,
+                                "--hosts-per-leaf must divide the " << outNpus
+                                                                    << " scale-out NPUs");
+                out = ClosDimension(outNpus,
+                                    hostsPerLeaf,
+                                    spines,
+                                    outGBps,
+                                    scaleOutLatency,
+                                    outGBps,
+                                    scaleOutLatency);
+            }
             std::vector<DimensionSpec> dims{up};
             if (out.npus > 1)
             {
                 dims.push_back(out);
             }
             topo = std::make_shared<Topology>(Topology::FromDimensions(dims));
-            topo->source = "built-in Switch x Switch";
+            topo->source = clos ? "built-in Switch x Clos" : "built-in Switch x Switch";
         }
         else
         {
