@@ -7,7 +7,8 @@
  *  - Validate(): bad attribute values give readable errors.
  *  - E2E: two flows through one dumbbell bottleneck converge within 10 % of the
  *    fair share for each algorithm; HPCC's average incast queue is well under
- *    DCQCN's; different algorithms give different QpRateChange traces.
+ *    DCQCN's; different algorithms give different QpRateChange traces; a
+ *    16-to-1 incast with PFC has no drops and less pause time than without CC.
  */
 
 #include "ns3/boolean.h"
@@ -750,6 +751,102 @@ class IncastQueueTestCase : public TestCase
     }
 };
 
+/**
+ * 16-to-1 incast with PFC for every algorithm: zero drops, every byte
+ * delivered, and less total pause time than with no congestion control.
+ */
+class IncastPfcTestCase : public TestCase
+{
+  public:
+    IncastPfcTestCase()
+        : TestCase("CC suite: 16-to-1 incast with PFC: no drops, less pause time than none")
+    {
+    }
+
+  private:
+    /// Outcome of one incast run.
+    struct Outcome
+    {
+        RdmaRunSummary sum;    //!< counters
+        uint64_t delivered{0}; //!< bytes completed at receivers
+    };
+
+    static Outcome Run(TypeId cc)
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(1);
+        Config::SetDefault("ns3::RdmaHostStack::CongestionControl", TypeIdValue(cc));
+        Config::SetDefault("ns3::RdmaHostStack::BaseRtt", TimeValue(MicroSeconds(5)));
+        RdmaTopologyHelper th;
+        RdmaHelper& rh = th.GetRdmaHelper();
+        rh.SetMmuAttribute("LosslessPriorities", UintegerValue(1u << 3));
+        rh.SetMmuAttribute("BufferSize", UintegerValue(2 * 1000 * 1000));
+        rh.SetSwitchAttribute("IntEnabled", BooleanValue(cc == RdmaCcHpcc::GetTypeId()));
+        if (cc == RdmaCcDctcp::GetTypeId())
+        {
+            rh.SetSwitchAttribute("Kmin", UintegerValue(20000));
+            rh.SetSwitchAttribute("Kmax", UintegerValue(20000));
+            rh.SetSwitchAttribute("Pmax", DoubleValue(1.0));
+            Config::SetDefault("ns3::RdmaHostStack::CnpInterval", TimeValue(Time(0)));
+        }
+        else if (cc == RdmaCcTimely::GetTypeId())
+        {
+            Config::SetDefault("ns3::RdmaCcTimely::TLow", TimeValue(MicroSeconds(10)));
+            Config::SetDefault("ns3::RdmaCcTimely::THigh", TimeValue(MicroSeconds(100)));
+            Config::SetDefault("ns3::RdmaCcTimely::MinRtt", TimeValue(MicroSeconds(10)));
+        }
+        RdmaTopology t = th.Star(17, DataRate("40Gbps"), MicroSeconds(1));
+        rh.AssignStreams(t.AllNodes(), 1);
+        RdmaFctWriter fct("");
+        fct.Install(t.hosts);
+        for (uint32_t i = 1; i <= 16; ++i)
+        {
+            Ptr<RdmaHostStack> s = t.hosts.Get(i)->GetObject<RdmaHostStack>();
+            s->PostWrite(s->GetOrCreateQp(0), 1000000, i);
+        }
+        Simulator::Stop(MilliSeconds(50));
+        Simulator::Run();
+        Outcome o;
+        o.sum = RdmaRunSummary::Collect(t.hosts, t.switches, &fct);
+        for (const auto& rec : fct.GetRecords())
+        {
+            o.delivered += rec.info.bytes;
+        }
+        Simulator::Destroy();
+        Config::Reset();
+        return o;
+    }
+
+    void DoRun() override
+    {
+        const Outcome none = Run(RdmaCcNone::GetTypeId());
+        std::cout << "  16-to-1 incast, PFC: none paused "
+                  << none.sum.totalPauseTime.GetMicroSeconds() << " us (" << none.sum.pauseFrames
+                  << " frames)" << std::endl;
+        NS_TEST_ASSERT_MSG_EQ(none.sum.drops, 0u, "none: lossless");
+        NS_TEST_ASSERT_MSG_EQ(none.delivered, 16000000u, "none: every byte delivered");
+        NS_TEST_ASSERT_MSG_GT(none.sum.pauseFrames, 0u, "none: the incast pauses the senders");
+        const std::vector<std::pair<TypeId, const char*>> ccs{{RdmaCcDcqcn::GetTypeId(), "DCQCN"},
+                                                              {RdmaCcHpcc::GetTypeId(), "HPCC"},
+                                                              {RdmaCcTimely::GetTypeId(), "TIMELY"},
+                                                              {RdmaCcDctcp::GetTypeId(), "DCTCP"},
+                                                              {RdmaCcSwift::GetTypeId(), "Swift"}};
+        for (const auto& [cc, name] : ccs)
+        {
+            const Outcome o = Run(cc);
+            std::cout << "  " << name << " paused " << o.sum.totalPauseTime.GetMicroSeconds()
+                      << " us (" << o.sum.pauseFrames << " frames), drops " << o.sum.drops
+                      << std::endl;
+            NS_TEST_ASSERT_MSG_EQ(o.sum.drops, 0u, name << ": no drops with PFC");
+            NS_TEST_ASSERT_MSG_EQ(o.sum.losslessDrops, 0u, name << ": no lossless drops");
+            NS_TEST_ASSERT_MSG_EQ(o.delivered, 16000000u, name << ": every byte delivered");
+            NS_TEST_ASSERT_MSG_LT(o.sum.totalPauseTime,
+                                  none.sum.totalPauseTime,
+                                  name << ": less total pause time than without CC");
+        }
+    }
+};
+
 /// The suite.
 class RdmaCcSuiteTestSuite : public TestSuite
 {
@@ -784,6 +881,7 @@ class RdmaCcSuiteTestSuite : public TestSuite
                     TestCase::QUICK);
         AddTestCase(new IncastQueueTestCase, TestCase::QUICK);
         AddTestCase(new TracesDifferTestCase, TestCase::QUICK);
+        AddTestCase(new IncastPfcTestCase, TestCase::QUICK);
     }
 };
 
