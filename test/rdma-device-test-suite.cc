@@ -608,7 +608,7 @@ class RdmaDeviceErrorTestCase : public DeviceTestBase
             frames.push_back(DataFrame(3, k));
         }
         Ptr<ListErrorModel> em = CreateObject<ListErrorModel>();
-        em->SetList({frames[2].packet->GetUid()});
+        em->SetList({static_cast<uint32_t>(frames[2].packet->GetUid())});
         l.b->SetAttribute("ReceiveErrorModel", PointerValue(em));
         std::vector<uint8_t> reasons;
         l.b->TraceConnectWithoutContext(
