@@ -127,21 +127,22 @@ RdmaChannel::TransmitSlot(RdmaFrameSlot* slot, RdmaNetDevice* from, Time txTime)
         dir.head = 0;
         cap = newCap;
     }
-    const uint64_t arrival = static_cast<uint64_t>(Simulator::Now().GetTimeStep() +
-                                                   txTime.GetTimeStep() + m_delay.GetTimeStep());
+    const int64_t now = Simulator::Now().GetTimeStep();
+    const uint64_t arrival =
+        static_cast<uint64_t>(now + txTime.GetTimeStep() + m_delay.GetTimeStep());
     dir.ring[(dir.head + dir.size) & (cap - 1)] = InFlight{slot, arrival};
     ++dir.size;
     if (!dir.scheduled)
     {
-        ScheduleHead(d);
+        ScheduleHead(d, now);
     }
 }
 
 void
-RdmaChannel::ScheduleHead(uint8_t d)
+RdmaChannel::ScheduleHead(uint8_t d, int64_t now)
 {
     Direction& dir = m_dir[d];
-    const int64_t now = Simulator::Now().GetTimeStep();
+    NS_ASSERT(now == Simulator::Now().GetTimeStep());
     const int64_t at = static_cast<int64_t>(dir.ring[dir.head].arrivalTs);
     dir.scheduled = true;
     Simulator::ScheduleWithContext(PeekPointer(m_dev[1 - d])->m_contextId,
@@ -159,6 +160,9 @@ RdmaChannel::Deliver(uint8_t d)
         return; // disposed meanwhile
     }
     RdmaFrameSlot* slot = dir.ring[dir.head].slot;
+    // This event runs at the frame's arrival time (scheduled exactly for it): it is "now"
+    // for the next reception, saving a Simulator::Now() call per frame.
+    const int64_t now = static_cast<int64_t>(dir.ring[dir.head].arrivalTs);
     dir.head = (dir.head + 1) & (static_cast<uint32_t>(dir.ring.size()) - 1);
     --dir.size;
     // While Receive runs, EnqueueFrame of this very frame takes the slot over.
@@ -171,7 +175,7 @@ RdmaChannel::Deliver(uint8_t d)
     RdmaFrameSlot::s_receiving = nullptr;
     if (dir.size > 0 && !dir.scheduled)
     {
-        ScheduleHead(d);
+        ScheduleHead(d, now);
     }
 }
 

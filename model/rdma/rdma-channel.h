@@ -80,8 +80,12 @@ class RdmaChannel : public Channel
 
     /// Deliver the head frame of direction d (sent by m_dev[d]) and schedule the next.
     void Deliver(uint8_t d);
-    /// Schedule the reception event of direction d's head frame.
-    void ScheduleHead(uint8_t d);
+    /**
+     * Schedule the reception event of direction d's head frame.
+     * \param d direction
+     * \param now the current time step (Simulator::Now(), known to the callers)
+     */
+    void ScheduleHead(uint8_t d, int64_t now);
 
     /// A frame on the wire.
     struct InFlight

@@ -255,7 +255,7 @@ RdmaHostStack::AddPort(Ptr<RdmaNetDevice> dev)
     p->source = std::make_unique<PortSource>(this, idx);
     p->lineRate = dev->GetDataRate().GetBitRate();
     dev->SetPortIndex(idx); // equals the transit forwarder's port numbering
-    dev->SetRxHandler(MakeCallback(&RdmaHostStack::Receive, this), false);
+    dev->SetFrameReceiver(this, false);
     dev->SetFrameSource(p->source.get());
     m_ports.push_back(std::move(p));
 }
@@ -950,7 +950,7 @@ RdmaHostStack::SetSndNxt(RdmaQueuePair* qp, uint64_t pkt)
 // ---------------------------------------------------------------- receiving
 
 void
-RdmaHostStack::Receive(Ptr<RdmaNetDevice> dev, RdmaQueuedFrame& frame)
+RdmaHostStack::ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame)
 {
     const RdmaMeta& meta = frame.meta;
     if (meta.kind != RdmaFrameKind::ROCE)

@@ -75,7 +75,7 @@ struct RdmaHostStats
  */
 class RdmaSwitch;
 
-class RdmaHostStack : public Object
+class RdmaHostStack : public Object, public RdmaFrameReceiver
 {
   public:
     /// Message completion callback for C++ users (network backend).
@@ -199,7 +199,7 @@ class RdmaHostStack : public Object
     };
 
     bool Dequeue(uint32_t port, uint8_t pausedMask, RdmaQueuedFrame& frame, Time& nextTry);
-    void Receive(Ptr<RdmaNetDevice> dev, RdmaQueuedFrame& frame);
+    void ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame) override; //!< device Rx
     void HandleData(RdmaQueuePair* qp, const RdmaMeta& meta);
     void HandleAck(RdmaQueuePair* qp, const RdmaMeta& meta);
     void HandleCnp(RdmaQueuePair* qp, const RdmaMeta& meta);

@@ -266,6 +266,8 @@ RdmaNetDevice::DoDispose()
     m_receiveErrorModel = nullptr;
     m_rxHandler = RxHandler();
     m_txHandler = TxHandler();
+    m_receiver = nullptr;
+    m_receiverTx = false;
     m_dequeueHandler = DequeueHandler();
     m_source = nullptr;
     // Release the sniffer callbacks: pcap files bound to them are closed (flushed) here.
@@ -367,12 +369,32 @@ RdmaNetDevice::SetRxHandler(RxHandler h, bool usesPacket)
 {
     m_rxHandler = h;
     m_rxHandlerUsesPacket = usesPacket;
+    m_receiver = nullptr;
+    m_receiverTx = false;
+}
+
+void
+RdmaNetDevice::SetFrameReceiver(RdmaFrameReceiver* r, bool notifyTx)
+{
+    m_receiver = r;
+    m_receiverTx = r && notifyTx;
+    m_rxHandler = RxHandler();
+    if (m_receiverTx)
+    {
+        m_txHandler = TxHandler();
+    }
+}
+
+void
+RdmaFrameReceiver::FrameSent(RdmaNetDevice* /* dev */, const RdmaQueuedFrame& /* frame */)
+{
 }
 
 void
 RdmaNetDevice::SetTxHandler(TxHandler h)
 {
     m_txHandler = h;
+    m_receiverTx = false;
 }
 
 void
@@ -681,7 +703,16 @@ void
 RdmaNetDevice::TransmitComplete()
 {
     m_busy = false;
-    if (!m_txHandler.IsNull() && m_current->frame.meta.kind != RdmaFrameKind::PFC)
+    if (m_receiverTx)
+    {
+        if (m_current->frame.meta.kind != RdmaFrameKind::PFC)
+        {
+            m_selecting = true; // the receiver may enqueue: selection runs once, below
+            m_receiver->FrameSent(this, m_current->frame);
+            m_selecting = false;
+        }
+    }
+    else if (!m_txHandler.IsNull() && m_current->frame.meta.kind != RdmaFrameKind::PFC)
     {
         m_selecting = true; // the handler may enqueue: selection runs once, below
         m_txHandler(this, m_current->frame);
@@ -904,6 +935,11 @@ RdmaNetDevice::Receive(RdmaQueuedFrame& frame)
     {
         EnsurePacket(frame);
         m_macRxTrace(frame);
+    }
+    if (m_receiver)
+    {
+        m_receiver->ReceiveFrame(this, frame);
+        return;
     }
     if (m_rxHandler.IsNull())
     {

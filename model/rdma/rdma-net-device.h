@@ -122,6 +122,35 @@ struct RdmaFrameSlot
     static RdmaFrameSlot* s_receiving;
 };
 
+class RdmaNetDevice;
+
+/**
+ * \ingroup astra-sim
+ * Direct receiver of a device's frames, installed with RdmaNetDevice::SetFrameReceiver.
+ * The fabric's own handlers (RdmaSwitch, RdmaHostStack) use it instead of the RxHandler /
+ * TxHandler callbacks: one virtual call per frame instead of a Callback chain with Ptr
+ * copies. Frames are passed as they are (frame.packet may be null: lazily built RoCE
+ * frame, see RdmaNetDevice::EnsurePacket).
+ */
+class RdmaFrameReceiver
+{
+  public:
+    virtual ~RdmaFrameReceiver() = default;
+    /**
+     * A frame (not PFC, not dropped) arrived on dev.
+     * \param dev the receiving device
+     * \param frame the frame (EnqueueFrame(std::move(frame)) forwards it without a copy)
+     */
+    virtual void ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame) = 0;
+    /**
+     * dev finished serializing frame (not PFC); called only if the receiver was installed
+     * with notifyTx = true.
+     * \param dev the sending device
+     * \param frame the frame
+     */
+    virtual void FrameSent(RdmaNetDevice* dev, const RdmaQueuedFrame& frame);
+};
+
 /**
  * \ingroup astra-sim
  * Supplies data frames to a host NIC port (implemented by the transport).
@@ -164,7 +193,14 @@ class RdmaNetDevice : public NetDevice
      *        frames built lazily (null packet) are then passed without building their bytes
      */
     void SetRxHandler(RxHandler h, bool usesPacket = true);
-    void SetTxHandler(TxHandler h);            //!< set the transmit-complete handler
+    void SetTxHandler(TxHandler h); //!< set the transmit-complete handler
+    /**
+     * Hand received frames (and, with notifyTx, transmit completions) to r by a direct call
+     * instead of the RxHandler (and TxHandler). SetRxHandler / SetTxHandler undo it.
+     * \param r the receiver (not owned; null removes it)
+     * \param notifyTx also call r->FrameSent instead of the TxHandler
+     */
+    void SetFrameReceiver(RdmaFrameReceiver* r, bool notifyTx);
     void SetFrameSource(RdmaFrameSource* src); //!< host NICs: data frame source
     /// Tell the device the frame source may have a frame now (wakes an idle port).
     void NotifySourceReady();
@@ -360,6 +396,8 @@ class RdmaNetDevice : public NetDevice
     RxHandler m_rxHandler;                               //!< receive handler
     bool m_rxHandlerUsesPacket{true};                    //!< build lazy packets before it
     TxHandler m_txHandler;                               //!< tx-complete handler
+    RdmaFrameReceiver* m_receiver{nullptr};              //!< direct receiver (or null)
+    bool m_receiverTx{false};                            //!< m_receiver gets FrameSent
     DequeueHandler m_dequeueHandler;                     //!< dequeue handler
     RdmaFrameSource* m_source{nullptr};                  //!< host frame source
     NetDevice::ReceiveCallback m_rxCallback;             //!< unused (ns-3 API)

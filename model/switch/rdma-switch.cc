@@ -217,8 +217,7 @@ RdmaSwitch::AddPort(Ptr<RdmaNetDevice> dev)
     if (m_ownsHandlers)
     {
         dev->SetPortIndex(idx);
-        dev->SetRxHandler(MakeCallback(&RdmaSwitch::RxFromDevice, this), false);
-        dev->SetTxHandler(MakeCallback(&RdmaSwitch::TxFromDevice, this));
+        dev->SetFrameReceiver(this, true);
     }
     else
     {
@@ -358,15 +357,15 @@ RdmaSwitch::AssignStreams(int64_t stream)
 }
 
 void
-RdmaSwitch::RxFromDevice(Ptr<RdmaNetDevice> dev, RdmaQueuedFrame& frame)
+RdmaSwitch::ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame)
 {
-    Forward(dev, frame);
+    ForwardFrom(dev->GetPortIndex(), frame);
 }
 
 void
-RdmaSwitch::TxFromDevice(Ptr<RdmaNetDevice> dev, const RdmaQueuedFrame& frame)
+RdmaSwitch::FrameSent(RdmaNetDevice* dev, const RdmaQueuedFrame& frame)
 {
-    NotifyTxComplete(dev, frame);
+    TxCompleteOn(dev->GetPortIndex(), frame);
 }
 
 void
@@ -378,8 +377,13 @@ RdmaSwitch::MarkCe(RdmaQueuedFrame& frame)
 void
 RdmaSwitch::Forward(Ptr<RdmaNetDevice> inDev, RdmaQueuedFrame& frame)
 {
+    ForwardFrom(inDev->GetPortIndex(), frame);
+}
+
+void
+RdmaSwitch::ForwardFrom(uint32_t inPort, RdmaQueuedFrame& frame)
+{
     RdmaMeta& m = frame.meta;
-    const uint32_t inPort = inDev->GetPortIndex();
     const uint8_t prio = m.priority & 7;
     const uint32_t out = m_table->SelectPort(m);
     if (out >= m_ports.size())
@@ -492,13 +496,18 @@ RdmaSwitch::AddIntHop(uint32_t port, RdmaMeta& meta)
 bool
 RdmaSwitch::NotifyTxComplete(Ptr<RdmaNetDevice> dev, const RdmaQueuedFrame& frame)
 {
+    return TxCompleteOn(dev->GetPortIndex(), frame);
+}
+
+bool
+RdmaSwitch::TxCompleteOn(uint32_t out, const RdmaQueuedFrame& frame)
+{
     if (frame.meta.kind != RdmaFrameKind::ROCE || (frame.inPort & kTransitTag) != m_inPortTag)
     {
         return false;
     }
     const uint32_t inPort = frame.inPort & kInPortMask;
     const uint8_t inPrio = (frame.inPort >> kInPrioShift) & 7;
-    const uint32_t out = dev->GetPortIndex();
     const uint8_t prio = frame.meta.priority & 7;
     NS_ASSERT(inPort < m_ports.size() && out < m_ports.size());
     const bool resume = m_mmu->Release(inPort, inPrio, out, prio, frame.meta.frameBytes);

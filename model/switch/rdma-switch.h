@@ -45,7 +45,7 @@ struct RdmaEcnConfig
  * \ingroup astra-sim
  * RoCEv2 switch: forwarding, ECMP, shared-buffer MMU with PFC, ECN, INT.
  */
-class RdmaSwitch : public Object
+class RdmaSwitch : public Object, public RdmaFrameReceiver
 {
   public:
     static TypeId GetTypeId(); //!< \return the TypeId
@@ -193,8 +193,10 @@ class RdmaSwitch : public Object
     std::string m_kind{"switch"};
 
   private:
-    void RxFromDevice(Ptr<RdmaNetDevice> dev, RdmaQueuedFrame& frame);       //!< Rx handler
-    void TxFromDevice(Ptr<RdmaNetDevice> dev, const RdmaQueuedFrame& frame); //!< Tx handler
+    void ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame) override;    //!< direct Rx
+    void FrameSent(RdmaNetDevice* dev, const RdmaQueuedFrame& frame) override; //!< direct Tx
+    void ForwardFrom(uint32_t inPort, RdmaQueuedFrame& frame);      //!< Forward by ingress port
+    bool TxCompleteOn(uint32_t out, const RdmaQueuedFrame& frame);  //!< NotifyTxComplete by port
     void OnDequeue(Ptr<RdmaNetDevice> dev, RdmaQueuedFrame& frame); //!< device dequeue handler
     bool NeedDequeueHook() const;                              //!< INT or ECN at dequeue enabled
     void SendPause(uint32_t port, uint8_t prio, bool refresh); //!< pause upstream of (port, prio)
