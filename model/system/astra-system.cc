@@ -776,6 +776,7 @@ AstraSystem::Plan(CollState& c, std::shared_ptr<const std::vector<uint32_t>> mem
         for (uint32_t d : V)
         {
             std::vector<uint32_t> next;
+            next.reserve(v->size() * coords[d].size());
             for (uint32_t x : *v)
             {
                 for (uint32_t cc : coords[d])
@@ -790,6 +791,7 @@ AstraSystem::Plan(CollState& c, std::shared_ptr<const std::vector<uint32_t>> mem
     };
     auto line = [&](uint32_t d) {
         auto v = std::make_shared<std::vector<uint32_t>>();
+        v->reserve(coords[d].size());
         for (uint32_t cc : coords[d])
         {
             v->push_back(m_ctx->WithCoord(m_npu, d, cc));
