@@ -214,7 +214,10 @@ AnalyticalBackend::Complete(uint32_t slot)
         --m_pending;
         ++m_delivered;
         m_deliveredBytes += msg.bytes;
-        m_deliveredTrace(msg, t);
+        if (!m_deliveredTrace.IsEmpty())
+        {
+            m_deliveredTrace(msg, t);
+        }
         if (notify)
         {
             sink->MessageSent(msg, cookie);

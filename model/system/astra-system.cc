@@ -346,7 +346,10 @@ void
 SystemContext::TransmitTo(const NetMessage& msg, uint64_t cookie, bool notifySent)
 {
     ++m_sent;
-    m_sentTrace(msg);
+    if (!m_sentTrace.IsEmpty())
+    {
+        m_sentTrace(msg);
+    }
     m_backend->SendTo(msg, this, cookie, notifySent);
 }
 
