@@ -123,12 +123,20 @@ AnalyticalBackend::GetMessageTime(const NetMessage& msg) const
             }
         }
         rc.key = key;
+        rc.lastBytes = UINT64_MAX;
+    }
+    if (rc.lastBytes == msg.bytes && rc.lastCompat == m_compat)
+    {
+        return NanoSeconds(rc.lastNs); // collectives repeat one size per route
     }
     const double latency = rc.latency;
     const double minRate = rc.minRate;
     const double t = latency + (minRate > 0 ? double(msg.bytes) / minRate : 0.0);
     const double ns = m_compat ? std::trunc(t) : std::round(t);
-    return NanoSeconds(static_cast<int64_t>(ns));
+    rc.lastBytes = msg.bytes;
+    rc.lastNs = static_cast<int64_t>(ns);
+    rc.lastCompat = m_compat;
+    return NanoSeconds(rc.lastNs);
 }
 
 void
@@ -206,7 +214,10 @@ AnalyticalBackend::Complete(uint32_t slot)
         --m_pending;
         ++m_delivered;
         m_deliveredBytes += msg.bytes;
-        m_deliveredTrace(msg, t);
+        if (!m_deliveredTrace.IsEmpty())
+        {
+            m_deliveredTrace(msg, t);
+        }
         if (notify)
         {
             sink->MessageSent(msg, cookie);

@@ -110,10 +110,13 @@ class AnalyticalBackend : public NetworkBackend
     /// Route cost of one (src, dst) pair for one dimension argument.
     struct RouteCost
     {
-        uint64_t key{UINT64_MAX}; //!< src << 32 | dst (UINT64_MAX = empty)
-        int32_t dim{0};           //!< the message's dim argument it was computed for
-        double latency{0};        //!< sum of the hop latencies (ns)
-        double minRate{0};        //!< slowest hop (bytes/ns; 0 = no hops)
+        uint64_t key{UINT64_MAX};       //!< src << 32 | dst (UINT64_MAX = empty)
+        int32_t dim{0};                 //!< the message's dim argument it was computed for
+        double latency{0};              //!< sum of the hop latencies (ns)
+        double minRate{0};              //!< slowest hop (bytes/ns; 0 = no hops)
+        uint64_t lastBytes{UINT64_MAX}; //!< size of the last message timed on this route
+        int64_t lastNs{0};              //!< its time (ns), reused while the size repeats
+        bool lastCompat{false};         //!< Compat attribute lastNs was computed with
     };
 
     std::shared_ptr<const Topology> m_topo;    //!< the network

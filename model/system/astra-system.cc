@@ -346,7 +346,10 @@ void
 SystemContext::TransmitTo(const NetMessage& msg, uint64_t cookie, bool notifySent)
 {
     ++m_sent;
-    m_sentTrace(msg);
+    if (!m_sentTrace.IsEmpty())
+    {
+        m_sentTrace(msg);
+    }
     m_backend->SendTo(msg, this, cookie, notifySent);
 }
 
@@ -419,6 +422,8 @@ void
 AstraSystem::DoDispose()
 {
     m_colls.clear();
+    m_lastColl = nullptr;
+    m_lastCollId = UINT32_MAX;
     m_unclaimed.clear();
     m_p2pPosted.clear();
     m_ctx = nullptr;
@@ -477,25 +482,27 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
     Plan(*c, members);
 
     // the k-th collective on the same (sub)group is the same collective everywhere
+    // (plain appends, no ostringstream: this runs per NPU and collective)
     std::string key;
+    key.reserve(reqIn.group.size() + reqIn.name.size() + reqIn.involvedDim.size() + 24);
+    key += reqIn.group;
+    key += '|';
+    key += std::to_string(c->anchor);
+    key += '|';
+    for (bool b : reqIn.involvedDim)
     {
-        std::ostringstream os;
-        os << reqIn.group << '|';
-        uint32_t anchor = c->anchor;
-        os << anchor << '|';
-        for (bool b : reqIn.involvedDim)
-        {
-            os << (b ? '1' : '0');
-        }
-        key = os.str();
+        key += b ? '1' : '0';
     }
     // Match by node name too: NPUs may issue collectives of one group in different orders
     // (their graphs progress at different times); the k-th collective *of that name* on the
     // same instance is the same collective everywhere.
-    key += '|' + reqIn.name;
+    key += '|';
+    key += reqIn.name;
     uint32_t seq = m_groupSeq[key]++;
     bool created = false;
-    uint32_t id = m_ctx->RegisterCollective(key + '#' + std::to_string(seq), created);
+    key += '#';
+    key += std::to_string(seq);
+    uint32_t id = m_ctx->RegisterCollective(key, created);
     c->id = id;
     CollectiveRecord& rec = m_ctx->Record(id);
     if (created)
@@ -748,6 +755,9 @@ AstraSystem::Plan(CollState& c, std::shared_ptr<const std::vector<uint32_t>> mem
                                        << AlgoKindName(ph.algo.kind));
         }
         ph.queueBase = (dim < 0 ? nd : static_cast<uint32_t>(dim)) * nq;
+        ph.ring = ph.algo.kind == AlgoKind::RING &&
+                  (o == PhaseOp::ALL_REDUCE || o == PhaseOp::REDUCE_SCATTER ||
+                   o == PhaseOp::ALL_GATHER || o == PhaseOp::ALL_TO_ALL);
         c.phases.push_back(ph);
     };
     // members of my collective instance (sub-grid over V anchored at me, or the group)
@@ -769,6 +779,7 @@ AstraSystem::Plan(CollState& c, std::shared_ptr<const std::vector<uint32_t>> mem
         for (uint32_t d : V)
         {
             std::vector<uint32_t> next;
+            next.reserve(v->size() * coords[d].size());
             for (uint32_t x : *v)
             {
                 for (uint32_t cc : coords[d])
@@ -783,6 +794,7 @@ AstraSystem::Plan(CollState& c, std::shared_ptr<const std::vector<uint32_t>> mem
     };
     auto line = [&](uint32_t d) {
         auto v = std::make_shared<std::vector<uint32_t>>();
+        v->reserve(coords[d].size());
         for (uint32_t cc : coords[d])
         {
             v->push_back(m_ctx->WithCoord(m_npu, d, cc));
@@ -1045,36 +1057,64 @@ AstraSystem::StartStep(Stream* s)
             }
             return; // else SendDone finishes the phase
         }
-        CollectiveAlgorithm::GetStep(ph.algo,
-                                     ph.op,
-                                     static_cast<uint32_t>(ph.peers->size()),
-                                     ph.myIndex,
-                                     s->bytes,
-                                     s->step,
-                                     m_scratch);
+        const uint32_t n = static_cast<uint32_t>(ph.peers->size());
         NetMessage msg;
         msg.src = m_npu;
         msg.dim = ph.dim;
-        msg.tclass = ph.op == PhaseOp::BARRIER ? TrafficClass::CONTROL : TrafficClass::COLLECTIVE;
-        msg.tag = MakeTag(c->id, s->chunk, s->phase, s->step);
-        for (const auto& snd : m_scratch.sends)
+        if (ph.ring)
         {
-            msg.dst = (*ph.peers)[snd.peer];
-            msg.bytes = snd.bytes;
-            msg.tag = MakeTag(c->id,
-                              s->chunk,
-                              s->phase,
-                              snd.tagStep >= 0 ? uint32_t(snd.tagStep) : s->step);
+            // ring reduce-scatter / all-gather / all-reduce: one send to the next member and
+            // one receive per step (the same as CollectiveAlgorithm::GetStep, without its
+            // Step vector)
+            msg.tclass = TrafficClass::COLLECTIVE;
+            msg.dst = (*ph.peers)[ph.myIndex + 1 == n ? 0 : ph.myIndex + 1];
+            msg.bytes =
+                ph.op == PhaseOp::ALL_GATHER ? s->bytes : std::max<uint64_t>(1, s->bytes / n);
+            msg.tag = MakeTag(c->id, s->chunk, s->phase, s->step);
             if (m_ctx->GetParams().compat)
             {
-                m_ctx->TransmitTo(msg, 0, false); // compat streams do not wait for their sends
-                continue;
+                m_ctx->TransmitTo(msg, 0, false);
             }
-            s->sendsInFlight++;
-            m_ctx->TransmitTo(msg, Pack(s), true);
+            else
+            {
+                s->sendsInFlight++;
+                m_ctx->TransmitTo(msg, Pack(s), true);
+            }
+            s->outstanding = 1;
+            s->reduce = ph.op == PhaseOp::REDUCE_SCATTER ||
+                        (ph.op == PhaseOp::ALL_REDUCE && s->step < n - 1);
         }
-        s->outstanding = m_scratch.recvs;
-        s->reduce = m_scratch.reduce;
+        else
+        {
+            CollectiveAlgorithm::GetStep(ph.algo,
+                                         ph.op,
+                                         n,
+                                         ph.myIndex,
+                                         s->bytes,
+                                         s->step,
+                                         m_scratch);
+            msg.tclass =
+                ph.op == PhaseOp::BARRIER ? TrafficClass::CONTROL : TrafficClass::COLLECTIVE;
+            msg.tag = MakeTag(c->id, s->chunk, s->phase, s->step);
+            for (const auto& snd : m_scratch.sends)
+            {
+                msg.dst = (*ph.peers)[snd.peer];
+                msg.bytes = snd.bytes;
+                msg.tag = MakeTag(c->id,
+                                  s->chunk,
+                                  s->phase,
+                                  snd.tagStep >= 0 ? uint32_t(snd.tagStep) : s->step);
+                if (m_ctx->GetParams().compat)
+                {
+                    m_ctx->TransmitTo(msg, 0, false); // compat streams do not wait for their sends
+                    continue;
+                }
+                s->sendsInFlight++;
+                m_ctx->TransmitTo(msg, Pack(s), true);
+            }
+            s->outstanding = m_scratch.recvs;
+            s->reduce = m_scratch.reduce;
+        }
         if (s->outstanding == 0)
         {
             s->step++;
@@ -1204,6 +1244,11 @@ AstraSystem::StreamDone(Stream* s)
     NS_LOG_INFO("t=" << Simulator::Now().GetNanoSeconds() << " NPU " << m_npu << " finished "
                      << CollTypeName(c->req.type) << " #" << id);
     DoneCallback cb = std::move(c->cb);
+    if (m_lastCollId == id)
+    {
+        m_lastColl = nullptr;
+        m_lastCollId = UINT32_MAX;
+    }
     m_colls.erase(id);
     m_collEndTrace(m_npu, id);
     if (cb)
@@ -1244,13 +1289,19 @@ AstraSystem::HandleCollMessage(const NetMessage& msg)
 {
     uint32_t coll, chunk, phase, step;
     DecodeTag(msg.tag, coll, chunk, phase, step);
-    auto it = m_colls.find(coll);
-    if (it == m_colls.end())
+    CollState* c = m_lastColl;
+    if (coll != m_lastCollId || !c)
     {
-        m_unclaimed[coll].push_back(msg);
-        return;
+        auto it = m_colls.find(coll);
+        if (it == m_colls.end())
+        {
+            m_unclaimed[coll].push_back(msg);
+            return;
+        }
+        c = it->second.get();
+        m_lastColl = c;
+        m_lastCollId = coll;
     }
-    CollState* c = it->second.get();
     if (chunk >= c->streams.size())
     {
         NS_LOG_WARN("NPU " << m_npu << ": message for chunk " << chunk << " of collective " << coll

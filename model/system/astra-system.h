@@ -232,6 +232,7 @@ class AstraSystem : public Object
         std::shared_ptr<const std::vector<uint32_t>> peers; //!< ordered members of this phase
         uint32_t myIndex{0};
         uint32_t queueBase{0}; //!< first queue index of this phase's dimension
+        bool ring{false};      //!< ring RS/AG/AR/A2A: StartStep generates steps inline
     };
 
     struct EarlyMsg
@@ -323,6 +324,9 @@ class AstraSystem : public Object
     uint64_t m_localSeq{0};
     std::unordered_map<std::string, uint32_t> m_groupSeq;
     std::unordered_map<uint32_t, std::unique_ptr<CollState>> m_colls;
+    /// last collective found by HandleCollMessage (saves the hash lookup per message)
+    uint32_t m_lastCollId{UINT32_MAX};
+    CollState* m_lastColl{nullptr}; //!< the collective m_lastCollId, or nullptr
     std::unordered_map<uint32_t, std::vector<NetMessage>> m_unclaimed;
     std::vector<Queue> m_queues;
     Step m_scratch;
