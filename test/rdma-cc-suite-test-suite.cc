@@ -486,6 +486,31 @@ struct RateTrace
     }
 };
 
+/**
+ * Per-algorithm fabric settings of the end-to-end tests: INT for HPCC, DCTCP's
+ * step marking at K with a CNP per marked packet, TIMELY thresholds scaled to
+ * these fabrics' few-microsecond base RTT.
+ * \param cc algorithm \param rh helper whose switch attributes are set
+ */
+void
+ApplyCcFabricSettings(TypeId cc, RdmaHelper& rh)
+{
+    rh.SetSwitchAttribute("IntEnabled", BooleanValue(cc == RdmaCcHpcc::GetTypeId()));
+    if (cc == RdmaCcDctcp::GetTypeId())
+    {
+        rh.SetSwitchAttribute("Kmin", UintegerValue(20000));
+        rh.SetSwitchAttribute("Kmax", UintegerValue(20000));
+        rh.SetSwitchAttribute("Pmax", DoubleValue(1.0));
+        Config::SetDefault("ns3::RdmaHostStack::CnpInterval", TimeValue(Time(0)));
+    }
+    else if (cc == RdmaCcTimely::GetTypeId())
+    {
+        Config::SetDefault("ns3::RdmaCcTimely::TLow", TimeValue(MicroSeconds(10)));
+        Config::SetDefault("ns3::RdmaCcTimely::THigh", TimeValue(MicroSeconds(100)));
+        Config::SetDefault("ns3::RdmaCcTimely::MinRtt", TimeValue(MicroSeconds(10)));
+    }
+}
+
 /// Result of one dumbbell run.
 struct FairnessResult
 {
@@ -510,26 +535,8 @@ RunDumbbell(TypeId cc, Time t1, Time t2)
     Config::SetDefault("ns3::RdmaHostStack::BaseRtt", TimeValue(MicroSeconds(7)));
     RdmaTopologyHelper th;
     RdmaHelper& rh = th.GetRdmaHelper();
-    if (cc == RdmaCcHpcc::GetTypeId())
-    {
-        rh.SetSwitchAttribute("IntEnabled", BooleanValue(true));
-    }
-    else if (cc == RdmaCcDctcp::GetTypeId())
-    {
-        // DCTCP step marking at K, one CNP per marked packet
-        rh.SetSwitchAttribute("Kmin", UintegerValue(20000));
-        rh.SetSwitchAttribute("Kmax", UintegerValue(20000));
-        rh.SetSwitchAttribute("Pmax", DoubleValue(1.0));
-        Config::SetDefault("ns3::RdmaHostStack::CnpInterval", TimeValue(Time(0)));
-    }
-    else if (cc == RdmaCcTimely::GetTypeId())
-    {
-        // thresholds scaled to this fabric's ~7 us base RTT
-        Config::SetDefault("ns3::RdmaCcTimely::TLow", TimeValue(MicroSeconds(10)));
-        Config::SetDefault("ns3::RdmaCcTimely::THigh", TimeValue(MicroSeconds(100)));
-        Config::SetDefault("ns3::RdmaCcTimely::MinRtt", TimeValue(MicroSeconds(10)));
-    }
-    else if (cc == RdmaCcDcqcn::GetTypeId())
+    ApplyCcFabricSettings(cc, rh);
+    if (cc == RdmaCcDcqcn::GetTypeId())
     {
         Config::SetDefault("ns3::RdmaCcDcqcn::AlphaPeriod", TimeValue(MicroSeconds(1)));
     }
@@ -781,20 +788,7 @@ class IncastPfcTestCase : public TestCase
         RdmaHelper& rh = th.GetRdmaHelper();
         rh.SetMmuAttribute("LosslessPriorities", UintegerValue(1u << 3));
         rh.SetMmuAttribute("BufferSize", UintegerValue(2 * 1000 * 1000));
-        rh.SetSwitchAttribute("IntEnabled", BooleanValue(cc == RdmaCcHpcc::GetTypeId()));
-        if (cc == RdmaCcDctcp::GetTypeId())
-        {
-            rh.SetSwitchAttribute("Kmin", UintegerValue(20000));
-            rh.SetSwitchAttribute("Kmax", UintegerValue(20000));
-            rh.SetSwitchAttribute("Pmax", DoubleValue(1.0));
-            Config::SetDefault("ns3::RdmaHostStack::CnpInterval", TimeValue(Time(0)));
-        }
-        else if (cc == RdmaCcTimely::GetTypeId())
-        {
-            Config::SetDefault("ns3::RdmaCcTimely::TLow", TimeValue(MicroSeconds(10)));
-            Config::SetDefault("ns3::RdmaCcTimely::THigh", TimeValue(MicroSeconds(100)));
-            Config::SetDefault("ns3::RdmaCcTimely::MinRtt", TimeValue(MicroSeconds(10)));
-        }
+        ApplyCcFabricSettings(cc, rh);
         RdmaTopology t = th.Star(17, DataRate("40Gbps"), MicroSeconds(1));
         rh.AssignStreams(t.AllNodes(), 1);
         RdmaFctWriter fct("");
