@@ -54,6 +54,8 @@ AnalyticalBackend::DoDispose()
     m_topo.reset();
     m_inFlight.clear();
     m_freeSlots.clear();
+    m_sinkFlight.clear();
+    m_sinkFree.clear();
     m_routeCache.clear();
     NetworkBackend::DoDispose();
 }
@@ -150,7 +152,6 @@ AnalyticalBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCal
     f.t = t;
     f.onSent = std::move(onSent);
     f.onDeliv = std::move(onDelivered);
-    f.sink = nullptr;
     EventBatcher::Schedule(t, &AnalyticalBackend::CompleteItem, this, slot);
 }
 
@@ -162,14 +163,27 @@ AnalyticalBackend::SendTo(const NetMessage& msg,
 {
     const Time t = GetMessageTime(msg);
     NS_LOG_FUNCTION(this << msg.src << msg.dst << msg.bytes << msg.dim << t);
-    const uint32_t slot = AllocSlot();
-    InFlight& f = m_inFlight[slot];
+    const uint32_t slot = AllocSinkSlot();
+    SinkFlight& f = m_sinkFlight[slot];
     f.msg = msg;
     f.t = t;
     f.sink = sink;
     f.cookie = cookie;
-    f.notifySent = notifySent;
-    EventBatcher::Schedule(t, &AnalyticalBackend::CompleteItem, this, slot);
+    EventBatcher::Schedule(t, &AnalyticalBackend::CompleteSinkItem, this, slot, notifySent ? 1 : 0);
+}
+
+uint32_t
+AnalyticalBackend::AllocSinkSlot()
+{
+    ++m_pending;
+    if (m_sinkFree.empty())
+    {
+        m_sinkFlight.emplace_back();
+        return static_cast<uint32_t>(m_sinkFlight.size() - 1);
+    }
+    const uint32_t slot = m_sinkFree.back();
+    m_sinkFree.pop_back();
+    return slot;
 }
 
 uint32_t
@@ -193,6 +207,40 @@ AnalyticalBackend::CompleteItem(void* obj, uint64_t a, uint64_t)
 }
 
 void
+AnalyticalBackend::CompleteSinkItem(void* obj, uint64_t a, uint64_t b)
+{
+    static_cast<AnalyticalBackend*>(obj)->CompleteSink(static_cast<uint32_t>(a), b != 0);
+}
+
+void
+AnalyticalBackend::CompleteSink(uint32_t slot, bool notifySent)
+{
+    if (slot >= m_sinkFlight.size())
+    {
+        return; // disposed
+    }
+    // plain values, the slot is free before the calls (they may send)
+    const SinkFlight& f = m_sinkFlight[slot];
+    const NetMessage msg = f.msg;
+    const Time t = f.t;
+    MessageSink* sink = f.sink;
+    const uint64_t cookie = f.cookie;
+    m_sinkFree.push_back(slot);
+    --m_pending;
+    ++m_delivered;
+    m_deliveredBytes += msg.bytes;
+    if (!m_deliveredTrace.IsEmpty())
+    {
+        m_deliveredTrace(msg, t);
+    }
+    if (notifySent)
+    {
+        sink->MessageSent(msg, cookie);
+    }
+    sink->MessageDelivered(msg);
+}
+
+void
 AnalyticalBackend::Complete(uint32_t slot)
 {
     if (slot >= m_inFlight.size())
@@ -203,28 +251,6 @@ AnalyticalBackend::Complete(uint32_t slot)
     InFlight& f = m_inFlight[slot];
     const NetMessage msg = f.msg;
     const Time t = f.t;
-    if (f.sink)
-    {
-        // sink path: plain values, the slot is free before the calls (they may send)
-        MessageSink* sink = f.sink;
-        const uint64_t cookie = f.cookie;
-        const bool notify = f.notifySent;
-        f.sink = nullptr;
-        m_freeSlots.push_back(slot);
-        --m_pending;
-        ++m_delivered;
-        m_deliveredBytes += msg.bytes;
-        if (!m_deliveredTrace.IsEmpty())
-        {
-            m_deliveredTrace(msg, t);
-        }
-        if (notify)
-        {
-            sink->MessageSent(msg, cookie);
-        }
-        sink->MessageDelivered(msg);
-        return;
-    }
     SentCallback onSent = std::move(f.onSent);
     DeliveredCallback onDelivered = std::move(f.onDeliv);
     f.onSent = nullptr;

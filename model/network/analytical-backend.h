@@ -90,33 +90,45 @@ class AnalyticalBackend : public NetworkBackend
     /// One message in flight: the scheduled event carries only its slot index.
     struct InFlight
     {
+        NetMessage msg;            //!< the message
+        Time t;                    //!< its network time
+        SentCallback onSent;       //!< sender's callback
+        DeliveredCallback onDeliv; //!< receiver's callback
+    };
+
+    /// One SendTo message in flight: no std::function, one 64-byte line.
+    struct alignas(64) SinkFlight
+    {
         NetMessage msg;             //!< the message
         Time t;                     //!< its network time
-        SentCallback onSent;        //!< sender's callback
-        DeliveredCallback onDeliv;  //!< receiver's callback
-        MessageSink* sink{nullptr}; //!< or the sink (SendTo)
+        MessageSink* sink{nullptr}; //!< receiver of the completion
         uint64_t cookie{0};         //!< SendTo's cookie
-        bool notifySent{false};     //!< SendTo: call MessageSent
     };
 
     /// \return a free slot of m_inFlight
     uint32_t AllocSlot();
+    /// \return a free slot of m_sinkFlight
+    uint32_t AllocSinkSlot();
 
-    /// Deliver the message in slot \p slot.
+    /// Deliver the message in slot \p slot of m_inFlight.
     void Complete(uint32_t slot);
+    /// Deliver the message in slot \p slot of m_sinkFlight.
+    void CompleteSink(uint32_t slot, bool notifySent);
     /// EventBatcher entry: Complete(a) on the backend \p obj.
     static void CompleteItem(void* obj, uint64_t a, uint64_t b);
+    /// EventBatcher entry: CompleteSink(a, b != 0) on the backend \p obj.
+    static void CompleteSinkItem(void* obj, uint64_t a, uint64_t b);
 
     /// Route cost of one (src, dst) pair for one dimension argument.
     struct RouteCost
     {
         uint64_t key{UINT64_MAX};       //!< src << 32 | dst (UINT64_MAX = empty)
         int32_t dim{0};                 //!< the message's dim argument it was computed for
+        bool lastCompat{false};         //!< Compat attribute lastNs was computed with
         double latency{0};              //!< sum of the hop latencies (ns)
         double minRate{0};              //!< slowest hop (bytes/ns; 0 = no hops)
         uint64_t lastBytes{UINT64_MAX}; //!< size of the last message timed on this route
         int64_t lastNs{0};              //!< its time (ns), reused while the size repeats
-        bool lastCompat{false};         //!< Compat attribute lastNs was computed with
     };
 
     std::shared_ptr<const Topology> m_topo;    //!< the network
@@ -127,6 +139,8 @@ class AnalyticalBackend : public NetworkBackend
     mutable std::vector<Topology::Hop> m_hops; //!< route scratch buffer
     std::vector<InFlight> m_inFlight;          //!< messages in flight, by slot
     std::vector<uint32_t> m_freeSlots;         //!< reusable slots of m_inFlight
+    std::vector<SinkFlight> m_sinkFlight;      //!< SendTo messages in flight, by slot
+    std::vector<uint32_t> m_sinkFree;          //!< reusable slots of m_sinkFlight
     /// route costs, direct-mapped by a hash of (src, dst); a colliding pair overwrites
     mutable std::vector<RouteCost> m_routeCache;
     /// Trace: message delivered (message, network time).
