@@ -58,6 +58,22 @@ namespace astra
 
 NS_LOG_COMPONENT_DEFINE("AstraTopology");
 
+namespace
+{
+
+/// Throw std::out_of_range naming \p what when \p i >= \p size.
+void
+CheckIndex(const char* what, uint32_t i, size_t size)
+{
+    if (i >= size)
+    {
+        throw std::out_of_range(std::string("topology: ") + what + " " + std::to_string(i) +
+                                " out of range");
+    }
+}
+
+} // namespace
+
 const char*
 DimTypeName(DimType t)
 {
@@ -1034,10 +1050,7 @@ Topology::GetNodeCount() const
 TopoNodeKind
 Topology::GetNodeKind(uint32_t node) const
 {
-    if (node >= m_kinds.size())
-    {
-        throw std::out_of_range("topology: node " + std::to_string(node) + " out of range");
-    }
+    CheckIndex("node", node, m_kinds.size());
     return m_kinds[node];
 }
 
@@ -1139,50 +1152,35 @@ Topology::GetLinks() const
 const std::vector<uint32_t>&
 Topology::GetNodeLinks(uint32_t node) const
 {
-    if (node >= m_nodeLinks.size())
-    {
-        throw std::out_of_range("topology: node " + std::to_string(node) + " out of range");
-    }
+    CheckIndex("node", node, m_nodeLinks.size());
     return m_nodeLinks[node];
 }
 
 double
 Topology::GetUplinkGBps(uint32_t dim) const
 {
-    if (dim >= m_dims.size())
-    {
-        throw std::out_of_range("topology: dimension " + std::to_string(dim) + " out of range");
-    }
+    CheckIndex("dimension", dim, m_dims.size());
     return m_layout[dim].uplinkGBps;
 }
 
 SwitchTier
 Topology::GetSwitchTier(uint32_t node) const
 {
-    if (node >= m_tier.size())
-    {
-        throw std::out_of_range("topology: node " + std::to_string(node) + " out of range");
-    }
+    CheckIndex("node", node, m_tier.size());
     return m_tier[node];
 }
 
 int32_t
 Topology::GetSwitchDimension(uint32_t node) const
 {
-    if (node >= m_switchDim.size())
-    {
-        throw std::out_of_range("topology: node " + std::to_string(node) + " out of range");
-    }
+    CheckIndex("node", node, m_switchDim.size());
     return m_switchDim[node];
 }
 
 std::vector<uint32_t>
 Topology::GetDimensionSwitches(uint32_t dim, SwitchTier tier) const
 {
-    if (dim >= m_dims.size())
-    {
-        throw std::out_of_range("topology: dimension " + std::to_string(dim) + " out of range");
-    }
+    CheckIndex("dimension", dim, m_dims.size());
     std::vector<uint32_t> out;
     for (uint32_t i = m_layout[dim].firstSwitch; i < m_layout[dim + 1].firstSwitch; ++i)
     {
