@@ -68,10 +68,19 @@ class AnalyticalBackend : public NetworkBackend
     Time GetMessageTime(const NetMessage& msg) const;
 
     void Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered) override;
-    void SendTo(const NetMessage& msg,
+    /**
+     * As NetworkBackend::SendTo. With notifySent = false, no Delivered trace
+     * sink and one sink per backend (the system layer's case), the message
+     * rides in its EventBatcher item: no slot of the in-flight table.
+     * \copydoc NetworkBackend::SendTo
+     */
+    Time SendTo(const NetMessage& msg,
                 MessageSink* sink,
                 uint64_t cookie,
-                bool notifySent) override;
+                bool notifySent,
+                MessageTimeHint* hint = nullptr) override;
+    /// \return true: the time of a message depends only on its route and size
+    bool HasFixedMessageTimes() const override;
     uint32_t GetNpuCount() const override;
     std::string GetName() const override;
     uint64_t GetPendingMessages() const override;
@@ -118,6 +127,10 @@ class AnalyticalBackend : public NetworkBackend
     static void CompleteItem(void* obj, uint64_t a, uint64_t b);
     /// EventBatcher entry: CompleteSink(a, b != 0) on the backend \p obj.
     static void CompleteSinkItem(void* obj, uint64_t a, uint64_t b);
+    /// EventBatcher entry: deliver \p msg (carried in the item) to m_fastSink.
+    static void DeliverFastItem(void* obj, const NetMessage& msg);
+    /// \return the network time of \p msg in time steps, through \p hint when it matches
+    int64_t TimeSteps(const NetMessage& msg, MessageTimeHint* hint) const;
 
     /// Route cost of one (src, dst) pair for one dimension argument.
     struct RouteCost
@@ -132,6 +145,8 @@ class AnalyticalBackend : public NetworkBackend
     };
 
     std::shared_ptr<const Topology> m_topo;    //!< the network
+    uint64_t m_stamp{0};                       //!< configuration stamp (MessageTimeHint), even
+    MessageSink* m_fastSink{nullptr};          //!< the sink of item-carried messages
     bool m_compat{false};                      //!< truncate like the reference
     uint64_t m_pending{0};                     //!< sent, not yet delivered
     uint64_t m_delivered{0};                   //!< delivered messages

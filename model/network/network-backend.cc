@@ -24,8 +24,12 @@ NetworkBackend::~NetworkBackend() = default;
 
 MessageSink::~MessageSink() = default;
 
-void
-NetworkBackend::SendTo(const NetMessage& msg, MessageSink* sink, uint64_t cookie, bool notifySent)
+Time
+NetworkBackend::SendTo(const NetMessage& msg,
+                       MessageSink* sink,
+                       uint64_t cookie,
+                       bool notifySent,
+                       MessageTimeHint*)
 {
     SentCallback onSent;
     if (notifySent)
@@ -33,6 +37,7 @@ NetworkBackend::SendTo(const NetMessage& msg, MessageSink* sink, uint64_t cookie
         onSent = [sink, cookie](const NetMessage& m) { sink->MessageSent(m, cookie); };
     }
     Send(msg, std::move(onSent), [sink](const NetMessage& m) { sink->MessageDelivered(m); });
+    return Time(-1);
 }
 
 bool
@@ -41,17 +46,38 @@ NetworkBackend::SupportsEventBatching() const
     return false;
 }
 
+bool
+NetworkBackend::HasFixedMessageTimes() const
+{
+    return false;
+}
+
 // ---------------------------------------------------------------- EventBatcher
 
 namespace
 {
+/// One item: fn(obj, msg.bytes, msg.tag) for plain items (the two integers ride in the
+/// message's fields), mfn(obj, msg) for message items.
 struct BatchItem
 {
     EventBatcher::Fn fn;
+    EventBatcher::MsgFn mfn;
     void* obj;
-    uint64_t a;
-    uint64_t b;
+    NetMessage msg;
 };
+
+inline void
+RunItem(const BatchItem& it)
+{
+    if (it.mfn)
+    {
+        it.mfn(it.obj, it.msg);
+    }
+    else
+    {
+        it.fn(it.obj, it.msg.bytes, it.msg.tag);
+    }
+}
 
 struct BatcherState
 {
@@ -84,7 +110,7 @@ State()
 void
 RunSingle(BatchItem it)
 {
-    it.fn(it.obj, it.a, it.b);
+    RunItem(it);
 }
 
 void
@@ -98,53 +124,94 @@ CallFn(void*, uint64_t slot, uint64_t)
 }
 } // namespace
 
-void
-EventBatcher::Schedule(Time delay, Fn fn, void* obj, uint64_t a, uint64_t b)
+namespace
 {
-    BatcherState& s = State();
-    if (!s.enabled)
-    {
-        Simulator::Schedule(delay, &RunSingle, BatchItem{fn, obj, a, b});
-        return;
-    }
+/// \return the batch id for Now() + delay; \p created tells that the caller must schedule it
+uint32_t
+BatchFor(BatcherState& s, Time delay, bool& created)
+{
+    created = false;
     const int64_t t = (s.running ? s.nowT : Simulator::Now().GetTimeStep()) + delay.GetTimeStep();
-    uint32_t id = UINT32_MAX;
     for (uint32_t k = 0; k < BatcherState::kMru; ++k)
     {
         if (s.mruT[k] == t && s.mruValid[k])
         {
-            id = s.mruB[k];
-            break;
+            return s.mruB[k];
         }
     }
-    if (id == UINT32_MAX)
+    uint32_t id;
+    auto it = s.open.find(t);
+    if (it != s.open.end())
     {
-        auto it = s.open.find(t);
-        if (it != s.open.end())
+        id = it->second;
+    }
+    else
+    {
+        if (s.freeBatches.empty())
         {
-            id = it->second;
+            id = static_cast<uint32_t>(s.batches.size());
+            s.batches.emplace_back();
         }
         else
         {
-            if (s.freeBatches.empty())
-            {
-                id = static_cast<uint32_t>(s.batches.size());
-                s.batches.emplace_back();
-            }
-            else
-            {
-                id = s.freeBatches.back();
-                s.freeBatches.pop_back();
-            }
-            s.open.emplace(t, id);
-            Simulator::Schedule(delay, &EventBatcher::RunBatch, id, s.gen);
+            id = s.freeBatches.back();
+            s.freeBatches.pop_back();
         }
-        const uint32_t k = s.mruNext++ % BatcherState::kMru;
-        s.mruValid[k] = true;
-        s.mruT[k] = t;
-        s.mruB[k] = id;
+        s.open.emplace(t, id);
+        created = true;
     }
-    s.batches[id].push_back(BatchItem{fn, obj, a, b});
+    const uint32_t k = s.mruNext++ % BatcherState::kMru;
+    s.mruValid[k] = true;
+    s.mruT[k] = t;
+    s.mruB[k] = id;
+    return id;
+}
+} // namespace
+
+void
+EventBatcher::Schedule(Time delay, Fn fn, void* obj, uint64_t a, uint64_t b)
+{
+    BatcherState& s = State();
+    BatchItem item{fn, nullptr, obj, NetMessage{}};
+    item.msg.bytes = a;
+    item.msg.tag = b;
+    if (!s.enabled)
+    {
+        Simulator::Schedule(delay, &RunSingle, item);
+        return;
+    }
+    bool created;
+    const uint32_t id = BatchFor(s, delay, created);
+    if (created)
+    {
+        Simulator::Schedule(delay, &EventBatcher::RunBatch, id, s.gen);
+    }
+    s.batches[id].push_back(item);
+}
+
+void
+EventBatcher::ScheduleMessage(Time delay, MsgFn fn, void* obj, const NetMessage& msg)
+{
+    BatcherState& s = State();
+    if (!s.enabled)
+    {
+        Simulator::Schedule(delay, &RunSingle, BatchItem{nullptr, fn, obj, msg});
+        return;
+    }
+    bool created;
+    const uint32_t id = BatchFor(s, delay, created);
+    if (created)
+    {
+        Simulator::Schedule(delay, &EventBatcher::RunBatch, id, s.gen);
+    }
+    s.batches[id].push_back(BatchItem{nullptr, fn, obj, msg});
+}
+
+int64_t
+EventBatcher::NowSteps()
+{
+    const BatcherState& s = State();
+    return s.running ? s.nowT : Simulator::Now().GetTimeStep();
 }
 
 void
@@ -187,7 +254,7 @@ EventBatcher::RunBatch(uint32_t id, uint64_t gen)
     {
         const BatchItem it = s.batches[id][i];
         ++s.items;
-        it.fn(it.obj, it.a, it.b);
+        RunItem(it);
         if (gen != s.gen)
         {
             return; // an item reset the batcher

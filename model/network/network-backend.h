@@ -50,6 +50,24 @@ struct NetMessage
 
 /**
  * \ingroup astra-sim
+ * A caller-owned memo of one route's message time. A backend whose message
+ * times are fixed at send (NetworkBackend::HasFixedMessageTimes()) may read and
+ * fill it in SendTo() instead of looking the route up in its own tables: a
+ * caller sending many messages of one size to one destination (a ring step)
+ * keeps one per stream and saves that lookup per message. Opaque to callers;
+ * a default-constructed hint is empty.
+ */
+struct MessageTimeHint
+{
+    uint64_t route{UINT64_MAX}; //!< src << 32 | dst it was filled for (UINT64_MAX = empty)
+    uint64_t bytes{0};          //!< message size it was filled for
+    int64_t steps{0};           //!< the message's network time (ns-3 time steps)
+    uint64_t stamp{0};          //!< the filling backend's configuration stamp
+    int32_t dim{0};             //!< the message's dim argument
+};
+
+/**
+ * \ingroup astra-sim
  * Receiver of a backend's completions through plain virtual calls (the
  * system layer's per-message path; no std::function per message).
  */
@@ -111,8 +129,23 @@ class NetworkBackend : public Object
      * \param sink receiver of the completions (must outlive the message)
      * \param cookie passed back to MessageSent
      * \param notifySent whether MessageSent is wanted
+     * \param hint optional caller-owned memo of the route's time (see MessageTimeHint)
+     * \return the message's network time (delivery and the sender's completion
+     * happen at Now() plus it) if HasFixedMessageTimes(), else a negative Time
      */
-    virtual void SendTo(const NetMessage& msg, MessageSink* sink, uint64_t cookie, bool notifySent);
+    virtual Time SendTo(const NetMessage& msg,
+                        MessageSink* sink,
+                        uint64_t cookie,
+                        bool notifySent,
+                        MessageTimeHint* hint = nullptr);
+
+    /**
+     * \return true if a message's network time is fixed when it is sent (it
+     * does not depend on other traffic, as in a congestion-unaware model):
+     * SendTo() then returns it, and a caller that only needs the sender's
+     * completion time may pass notifySent = false and use it (default false)
+     */
+    virtual bool HasFixedMessageTimes() const;
 
     /// \return the number of NPUs this backend connects
     virtual uint32_t GetNpuCount() const = 0;
@@ -151,6 +184,8 @@ class EventBatcher
   public:
     /// An item: fn(obj, a, b).
     using Fn = void (*)(void* obj, uint64_t a, uint64_t b);
+    /// An item carrying a message: fn(obj, msg).
+    using MsgFn = void (*)(void* obj, const NetMessage& msg);
 
     /**
      * Schedule fn(obj, a, b) after \p delay.
@@ -161,6 +196,20 @@ class EventBatcher
      * \param b second integer argument
      */
     static void Schedule(Time delay, Fn fn, void* obj, uint64_t a = 0, uint64_t b = 0);
+    /**
+     * Schedule fn(obj, msg) after \p delay; the message is copied into the
+     * item (no allocation, no slot table of the caller's).
+     * \param delay the delay (>= 0)
+     * \param fn the function
+     * \param obj its object argument
+     * \param msg the message
+     */
+    static void ScheduleMessage(Time delay, MsgFn fn, void* obj, const NetMessage& msg);
+    /**
+     * \return the current simulation time in time steps; inside a batch this
+     * is the batch's time and costs no call into the Simulator
+     */
+    static int64_t NowSteps();
     /**
      * Schedule a callable after \p delay.
      * \param delay the delay (>= 0)

@@ -133,6 +133,7 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
     m_backend = backend;
     m_dims = dims;
     m_params = params;
+    m_fixedTimes = backend && backend->HasFixedMessageTimes();
     if (m_batching && backend && backend->SupportsEventBatching())
     {
         EventBatcher::Reset();
@@ -342,15 +343,24 @@ SystemContext::TransmitMsg(const NetMessage& msg, NetworkBackend::SentCallback o
     m_backend->Send(msg, std::move(onSent), m_deliverCb);
 }
 
-void
-SystemContext::TransmitTo(const NetMessage& msg, uint64_t cookie, bool notifySent)
+Time
+SystemContext::TransmitTo(const NetMessage& msg,
+                          uint64_t cookie,
+                          bool notifySent,
+                          MessageTimeHint* hint)
 {
     ++m_sent;
     if (!m_sentTrace.IsEmpty())
     {
         m_sentTrace(msg);
     }
-    m_backend->SendTo(msg, this, cookie, notifySent);
+    return m_backend->SendTo(msg, this, cookie, notifySent, hint);
+}
+
+bool
+SystemContext::HasFixedMessageTimes() const
+{
+    return m_fixedTimes;
 }
 
 void
@@ -436,6 +446,8 @@ AstraSystem::Setup(SystemContext* ctx, uint32_t npu)
     m_ctx = ctx;
     m_npu = npu;
     const SystemParams& p = ctx->GetParams();
+    m_compat = p.compat;
+    m_fixed = ctx->HasFixedMessageTimes();
     uint32_t q = p.queuesPerDim;
     uint32_t cap = (p.activeChunks + q - 1) / q;
     m_queues.assign((ctx->GetDims().size() + 1) * q, Queue{});
@@ -1027,10 +1039,22 @@ AstraSystem::StartPhase(Stream* s)
         CustomStart(s);
         return;
     }
-    s->steps = CollectiveAlgorithm::NumSteps(ph.algo,
-                                             ph.op,
-                                             static_cast<uint32_t>(ph.peers->size()),
-                                             ph.myIndex);
+    const uint32_t n = static_cast<uint32_t>(ph.peers->size());
+    s->steps = CollectiveAlgorithm::NumSteps(ph.algo, ph.op, n, ph.myIndex);
+    s->ring = ph.ring;
+    if (ph.ring)
+    {
+        // ring reduce-scatter / all-gather / all-reduce / all-to-all: each step sends to the
+        // next member and receives once (as CollectiveAlgorithm::GetStep, without its vector)
+        s->ringDst = (*ph.peers)[ph.myIndex + 1 == n ? 0 : ph.myIndex + 1];
+        s->ringBytes =
+            ph.op == PhaseOp::ALL_GATHER ? s->bytes : std::max<uint64_t>(1, s->bytes / n);
+        s->dim = ph.dim;
+        s->tagBase = MakeTag(s->coll->id, s->chunk, s->phase, 0);
+        s->reduceSteps = ph.op == PhaseOp::REDUCE_SCATTER ? UINT32_MAX
+                         : ph.op == PhaseOp::ALL_REDUCE   ? n - 1
+                                                          : 0;
+    }
     if (p.compat && s->steps > 0)
     {
         int64_t d = static_cast<int64_t>(p.endpointDelayNs * p.injectionScale);
@@ -1043,49 +1067,82 @@ AstraSystem::StartPhase(Stream* s)
 }
 
 void
+AstraSystem::SendStep(Stream* s, const NetMessage& msg)
+{
+    if (m_compat)
+    {
+        m_ctx->TransmitTo(msg, 0, false, &s->hint); // compat streams do not wait for their sends
+    }
+    else if (m_fixed)
+    {
+        // the backend fixed the send's completion time: no notification per message
+        const Time t = m_ctx->TransmitTo(msg, 0, false, &s->hint);
+        s->sendsDoneAt = std::max(s->sendsDoneAt, EventBatcher::NowSteps() + t.GetTimeStep());
+    }
+    else
+    {
+        s->sendsInFlight++;
+        m_ctx->TransmitTo(msg, Pack(s), true, &s->hint);
+    }
+}
+
+void
+AstraSystem::StepsDone(Stream* s)
+{
+    // compat: ASTRA-sim ends a stream after its last receive's processing, not waiting for
+    // its own sends; default: the phase ends when its sends have completed too
+    if (m_compat)
+    {
+        PhaseDone(s);
+        return;
+    }
+    if (s->sendsInFlight > 0)
+    {
+        return; // SendDone finishes the phase
+    }
+    if (m_fixed)
+    {
+        const int64_t now = EventBatcher::NowSteps();
+        if (s->sendsDoneAt > now)
+        {
+            EventBatcher::Schedule(TimeStep(s->sendsDoneAt - now),
+                                   &AstraSystem::PhaseDoneItem,
+                                   this,
+                                   Pack(s));
+            return;
+        }
+    }
+    PhaseDone(s);
+}
+
+void
 AstraSystem::StartStep(Stream* s)
 {
-    CollState* c = s->coll;
     while (true)
     {
-        const PhaseDesc& ph = c->phases[s->phase];
         if (s->step >= s->steps)
         {
-            if (s->sendsInFlight == 0 || m_ctx->GetParams().compat)
-            {
-                PhaseDone(s);
-            }
-            return; // else SendDone finishes the phase
+            StepsDone(s);
+            return;
         }
-        const uint32_t n = static_cast<uint32_t>(ph.peers->size());
         NetMessage msg;
         msg.src = m_npu;
-        msg.dim = ph.dim;
-        if (ph.ring)
+        if (s->ring)
         {
-            // ring reduce-scatter / all-gather / all-reduce: one send to the next member and
-            // one receive per step (the same as CollectiveAlgorithm::GetStep, without its
-            // Step vector)
+            msg.dst = s->ringDst;
+            msg.bytes = s->ringBytes;
+            msg.dim = s->dim;
+            msg.tag = s->tagBase | (uint64_t(s->step) & kStepMask);
             msg.tclass = TrafficClass::COLLECTIVE;
-            msg.dst = (*ph.peers)[ph.myIndex + 1 == n ? 0 : ph.myIndex + 1];
-            msg.bytes =
-                ph.op == PhaseOp::ALL_GATHER ? s->bytes : std::max<uint64_t>(1, s->bytes / n);
-            msg.tag = MakeTag(c->id, s->chunk, s->phase, s->step);
-            if (m_ctx->GetParams().compat)
-            {
-                m_ctx->TransmitTo(msg, 0, false);
-            }
-            else
-            {
-                s->sendsInFlight++;
-                m_ctx->TransmitTo(msg, Pack(s), true);
-            }
+            SendStep(s, msg);
             s->outstanding = 1;
-            s->reduce = ph.op == PhaseOp::REDUCE_SCATTER ||
-                        (ph.op == PhaseOp::ALL_REDUCE && s->step < n - 1);
+            s->reduce = s->step < s->reduceSteps;
         }
         else
         {
+            CollState* c = s->coll;
+            const PhaseDesc& ph = c->phases[s->phase];
+            const uint32_t n = static_cast<uint32_t>(ph.peers->size());
             CollectiveAlgorithm::GetStep(ph.algo,
                                          ph.op,
                                          n,
@@ -1093,9 +1150,9 @@ AstraSystem::StartStep(Stream* s)
                                          s->bytes,
                                          s->step,
                                          m_scratch);
+            msg.dim = ph.dim;
             msg.tclass =
                 ph.op == PhaseOp::BARRIER ? TrafficClass::CONTROL : TrafficClass::COLLECTIVE;
-            msg.tag = MakeTag(c->id, s->chunk, s->phase, s->step);
             for (const auto& snd : m_scratch.sends)
             {
                 msg.dst = (*ph.peers)[snd.peer];
@@ -1104,13 +1161,7 @@ AstraSystem::StartStep(Stream* s)
                                   s->chunk,
                                   s->phase,
                                   snd.tagStep >= 0 ? uint32_t(snd.tagStep) : s->step);
-                if (m_ctx->GetParams().compat)
-                {
-                    m_ctx->TransmitTo(msg, 0, false); // compat streams do not wait for their sends
-                    continue;
-                }
-                s->sendsInFlight++;
-                m_ctx->TransmitTo(msg, Pack(s), true);
+                SendStep(s, msg);
             }
             s->outstanding = m_scratch.recvs;
             s->reduce = m_scratch.reduce;
@@ -1181,6 +1232,12 @@ void
 AstraSystem::StartStepItem(void* obj, uint64_t s, uint64_t)
 {
     static_cast<AstraSystem*>(obj)->StartStep(reinterpret_cast<Stream*>(uintptr_t(s)));
+}
+
+void
+AstraSystem::PhaseDoneItem(void* obj, uint64_t s, uint64_t)
+{
+    static_cast<AstraSystem*>(obj)->PhaseDone(reinterpret_cast<Stream*>(uintptr_t(s)));
 }
 
 void

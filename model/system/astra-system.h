@@ -122,8 +122,18 @@ class SystemContext : public Object, public MessageSink
      * \internal Hand a collective message to the backend through the sink path:
      * on completion the source system's SentNotify(cookie) (if \p notifySent),
      * then delivery to the destination system.
+     * \param msg the message
+     * \param cookie passed to SentNotify
+     * \param notifySent whether SentNotify is wanted
+     * \param hint the caller's route memo (may be null)
+     * \return the message's network time if HasFixedMessageTimes(), else negative
      */
-    void TransmitTo(const NetMessage& msg, uint64_t cookie, bool notifySent);
+    Time TransmitTo(const NetMessage& msg,
+                    uint64_t cookie,
+                    bool notifySent,
+                    MessageTimeHint* hint = nullptr);
+    /// \return true if the backend fixes message times at send (TransmitTo returns them)
+    bool HasFixedMessageTimes() const;
     /// \internal MessageSink: the source system's SentNotify(cookie)
     void MessageSent(const NetMessage& msg, uint64_t cookie) override;
     /// \internal MessageSink: deliver to the destination system
@@ -159,6 +169,7 @@ class SystemContext : public Object, public MessageSink
     uint64_t m_sent{0};
     NetworkBackend::DeliveredCallback m_deliverCb; //!< dispatches deliveries to systems
     bool m_batching{true};                         //!< EventBatching attribute
+    bool m_fixedTimes{false};                      //!< backend->HasFixedMessageTimes()
     bool m_batcherOwner{false};                    //!< this context enabled the EventBatcher
     TracedCallback<const NetMessage&> m_sentTrace;
 };
@@ -260,7 +271,18 @@ class AstraSystem : public Object
         bool posted{false};
         bool queued{false}; //!< waiting for a slot
         bool reduce{false};
+        bool ring{false}; //!< the current phase is a ring (fields below are set)
         uint32_t queue{0};
+        // ring phases: what every step sends (StartStep then needs neither the phase
+        // description nor its peer list)
+        uint32_t ringDst{0};     //!< next member
+        int32_t dim{-1};         //!< the phase's dimension
+        uint64_t ringBytes{0};   //!< bytes per step
+        uint64_t tagBase{0};     //!< MakeTag(coll, chunk, phase, 0)
+        uint32_t reduceSteps{0}; //!< steps below this reduce what they receive
+        /// latest completion (time steps) of sends whose time the backend fixed at send
+        int64_t sendsDoneAt{0};
+        MessageTimeHint hint; //!< route memo for the backend
         std::vector<EarlyMsg> early;
         std::unique_ptr<CustomState> custom;
     };
@@ -295,6 +317,10 @@ class AstraSystem : public Object
     void RecvProcessed(Stream* s);
     void SendDone(Stream* s);
     void PhaseDone(Stream* s);
+    /// all steps of the phase ran: finish it now, or when its sends complete
+    void StepsDone(Stream* s);
+    /// send one step message of \p s (completion accounted per backend kind)
+    void SendStep(Stream* s, const NetMessage& msg);
     void StreamDone(Stream* s);
     void HandleCollMessage(const NetMessage& msg);
     void CustomStart(Stream* s);
@@ -307,10 +333,13 @@ class AstraSystem : public Object
     /// EventBatcher entries (obj = the AstraSystem, a = Pack(stream), b = node index)
     static void RecvProcessedItem(void* obj, uint64_t s, uint64_t);
     static void StartStepItem(void* obj, uint64_t s, uint64_t);
+    static void PhaseDoneItem(void* obj, uint64_t s, uint64_t);
     static void CustomNodeDoneItem(void* obj, uint64_t s, uint64_t idx);
 
     SystemContext* m_ctx{nullptr};
     uint32_t m_npu{0};
+    bool m_compat{false}; //!< params.compat
+    bool m_fixed{false};  //!< the backend fixes message times at send
 
     /// ProcessingDelay memo: last bytes and result, per reduce flag
     struct PdMemo
