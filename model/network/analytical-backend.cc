@@ -20,7 +20,7 @@ namespace
 /// route cache slots (direct-mapped; all-to-all on many NPUs would otherwise grow it as N^2)
 constexpr size_t kRouteCacheBits = 16;
 /// source of configuration stamps: a hint filled by one backend or topology never matches another
-uint64_t g_nextStamp = 2;
+uint32_t g_nextStamp = 2;
 } // namespace
 
 NS_OBJECT_ENSURE_REGISTERED(AnalyticalBackend);
@@ -166,7 +166,7 @@ int64_t
 AnalyticalBackend::TimeSteps(const NetMessage& msg, MessageTimeHint* hint) const
 {
     const uint64_t route = (uint64_t(msg.src) << 32) | msg.dst;
-    const uint64_t stamp = m_stamp | (m_compat ? 1 : 0);
+    const uint32_t stamp = m_stamp | (m_compat ? 1u : 0u);
     if (hint && hint->route == route && hint->bytes == msg.bytes && hint->dim == msg.dim &&
         hint->stamp == stamp && m_stamp != 0)
     {
@@ -214,6 +214,26 @@ bool
 AnalyticalBackend::HasFixedMessageTimes() const
 {
     return true;
+}
+
+Time
+AnalyticalBackend::SendUnscheduled(const NetMessage& msg, MessageTimeHint* hint)
+{
+    if (!m_deliveredTrace.IsEmpty())
+    {
+        return Time(-1);
+    }
+    const Time t = TimeStep(TimeSteps(msg, hint));
+    ++m_pending;
+    return t;
+}
+
+void
+AnalyticalBackend::CompleteUnscheduled(const NetMessage& msg)
+{
+    --m_pending;
+    ++m_delivered;
+    m_deliveredBytes += msg.bytes;
 }
 
 void

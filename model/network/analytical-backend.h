@@ -81,6 +81,13 @@ class AnalyticalBackend : public NetworkBackend
                 MessageTimeHint* hint = nullptr) override;
     /// \return true: the time of a message depends only on its route and size
     bool HasFixedMessageTimes() const override;
+    /**
+     * As NetworkBackend::SendUnscheduled; refused (negative) while the
+     * Delivered trace has a sink, which must see each delivery at its time.
+     * \copydoc NetworkBackend::SendUnscheduled
+     */
+    Time SendUnscheduled(const NetMessage& msg, MessageTimeHint* hint = nullptr) override;
+    void CompleteUnscheduled(const NetMessage& msg) override;
     uint32_t GetNpuCount() const override;
     std::string GetName() const override;
     uint64_t GetPendingMessages() const override;
@@ -145,7 +152,7 @@ class AnalyticalBackend : public NetworkBackend
     };
 
     std::shared_ptr<const Topology> m_topo;    //!< the network
-    uint64_t m_stamp{0};                       //!< configuration stamp (MessageTimeHint), even
+    uint32_t m_stamp{0};                       //!< configuration stamp (MessageTimeHint), even
     MessageSink* m_fastSink{nullptr};          //!< the sink of item-carried messages
     bool m_compat{false};                      //!< truncate like the reference
     uint64_t m_pending{0};                     //!< sent, not yet delivered

@@ -52,6 +52,17 @@ NetworkBackend::HasFixedMessageTimes() const
     return false;
 }
 
+Time
+NetworkBackend::SendUnscheduled(const NetMessage&, MessageTimeHint*)
+{
+    return Time(-1);
+}
+
+void
+NetworkBackend::CompleteUnscheduled(const NetMessage&)
+{
+}
+
 // ---------------------------------------------------------------- EventBatcher
 
 namespace
@@ -64,7 +75,11 @@ struct BatchItem
     EventBatcher::MsgFn mfn;
     void* obj;
     NetMessage msg;
+    const void* touch; //!< prefetch hint
 };
+
+/// items ahead whose memory a running batch prefetches
+constexpr size_t kPrefetchAhead = 6;
 
 inline void
 RunItem(const BatchItem& it)
@@ -172,7 +187,7 @@ void
 EventBatcher::Schedule(Time delay, Fn fn, void* obj, uint64_t a, uint64_t b)
 {
     BatcherState& s = State();
-    BatchItem item{fn, nullptr, obj, NetMessage{}};
+    BatchItem item{fn, nullptr, obj, NetMessage{}, nullptr};
     item.msg.bytes = a;
     item.msg.tag = b;
     if (!s.enabled)
@@ -190,12 +205,16 @@ EventBatcher::Schedule(Time delay, Fn fn, void* obj, uint64_t a, uint64_t b)
 }
 
 void
-EventBatcher::ScheduleMessage(Time delay, MsgFn fn, void* obj, const NetMessage& msg)
+EventBatcher::ScheduleMessage(Time delay,
+                              MsgFn fn,
+                              void* obj,
+                              const NetMessage& msg,
+                              const void* touch)
 {
     BatcherState& s = State();
     if (!s.enabled)
     {
-        Simulator::Schedule(delay, &RunSingle, BatchItem{nullptr, fn, obj, msg});
+        Simulator::Schedule(delay, &RunSingle, BatchItem{nullptr, fn, obj, msg, touch});
         return;
     }
     bool created;
@@ -204,7 +223,7 @@ EventBatcher::ScheduleMessage(Time delay, MsgFn fn, void* obj, const NetMessage&
     {
         Simulator::Schedule(delay, &EventBatcher::RunBatch, id, s.gen);
     }
-    s.batches[id].push_back(BatchItem{nullptr, fn, obj, msg});
+    s.batches[id].push_back(BatchItem{nullptr, fn, obj, msg, touch});
 }
 
 int64_t
@@ -252,7 +271,22 @@ EventBatcher::RunBatch(uint32_t id, uint64_t gen)
     // items scheduled for now while the batch runs are appended and run in order
     for (size_t i = 0; i < s.batches[id].size(); ++i)
     {
-        const BatchItem it = s.batches[id][i];
+        const std::vector<BatchItem>& b = s.batches[id];
+        if (i + kPrefetchAhead < b.size())
+        {
+            // items of one batch touch unrelated objects (one per NPU): fetch ahead
+            const BatchItem& f = b[i + kPrefetchAhead];
+            if (f.obj)
+            {
+                __builtin_prefetch(f.obj);
+                __builtin_prefetch(static_cast<const char*>(f.obj) + 64);
+            }
+            if (f.touch)
+            {
+                __builtin_prefetch(f.touch);
+            }
+        }
+        const BatchItem it = b[i];
         ++s.items;
         RunItem(it);
         if (gen != s.gen)

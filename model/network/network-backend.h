@@ -62,7 +62,7 @@ struct MessageTimeHint
     uint64_t route{UINT64_MAX}; //!< src << 32 | dst it was filled for (UINT64_MAX = empty)
     uint64_t bytes{0};          //!< message size it was filled for
     int64_t steps{0};           //!< the message's network time (ns-3 time steps)
-    uint64_t stamp{0};          //!< the filling backend's configuration stamp
+    uint32_t stamp{0};          //!< the filling backend's configuration stamp
     int32_t dim{0};             //!< the message's dim argument
 };
 
@@ -147,6 +147,27 @@ class NetworkBackend : public Object
      */
     virtual bool HasFixedMessageTimes() const;
 
+    /**
+     * For a caller that schedules a message's effect at the receiver itself
+     * (the system layer runs a ring step's delivery and the receiver's
+     * processing as one event): account \p msg as sent now and return its
+     * network time without scheduling anything. The message counts as pending
+     * until the caller reports it with CompleteUnscheduled(). Only a backend
+     * with HasFixedMessageTimes() can do this; the default, and such a backend
+     * when it must see each delivery itself (a connected trace), return a
+     * negative Time and account nothing: use SendTo() then.
+     * \param msg the message
+     * \param hint optional caller-owned memo of the route's time
+     * \return the network time, or a negative Time if not supported now
+     */
+    virtual Time SendUnscheduled(const NetMessage& msg, MessageTimeHint* hint = nullptr);
+    /**
+     * The caller's event for a message of SendUnscheduled() ran: count it as
+     * delivered.
+     * \param msg the message
+     */
+    virtual void CompleteUnscheduled(const NetMessage& msg);
+
     /// \return the number of NPUs this backend connects
     virtual uint32_t GetNpuCount() const = 0;
 
@@ -198,13 +219,20 @@ class EventBatcher
     static void Schedule(Time delay, Fn fn, void* obj, uint64_t a = 0, uint64_t b = 0);
     /**
      * Schedule fn(obj, msg) after \p delay; the message is copied into the
-     * item (no allocation, no slot table of the caller's).
+     * item (no allocation, no slot table of the caller's). A batch prefetches
+     * the memory its next items will touch: \p obj's first two cache lines and
+     * \p touch.
      * \param delay the delay (>= 0)
      * \param fn the function
      * \param obj its object argument
      * \param msg the message
+     * \param touch another address fn will read (a prefetch hint only: may be null or stale)
      */
-    static void ScheduleMessage(Time delay, MsgFn fn, void* obj, const NetMessage& msg);
+    static void ScheduleMessage(Time delay,
+                                MsgFn fn,
+                                void* obj,
+                                const NetMessage& msg,
+                                const void* touch = nullptr);
     /**
      * \return the current simulation time in time steps; inside a batch this
      * is the batch's time and costs no call into the Simulator

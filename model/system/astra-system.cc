@@ -363,6 +363,67 @@ SystemContext::HasFixedMessageTimes() const
     return m_fixedTimes;
 }
 
+Time
+SystemContext::TransmitUnscheduled(const NetMessage& msg, MessageTimeHint* hint)
+{
+    const Time t = m_backend->SendUnscheduled(msg, hint);
+    if (!t.IsNegative())
+    {
+        ++m_sent;
+        if (!m_sentTrace.IsEmpty())
+        {
+            m_sentTrace(msg);
+        }
+    }
+    return t;
+}
+
+void
+SystemContext::ScheduleArrival(Time delay,
+                               const NetMessage& msg,
+                               AstraSystem* dst,
+                               const void* touch)
+{
+    EventBatcher::ScheduleMessage(delay, &AstraSystem::ArrivalItem, dst, msg, touch);
+}
+
+AstraSystem*
+SystemContext::PeekSystem(uint32_t npu) const
+{
+    return PeekPointer(m_systems[npu]);
+}
+
+Time
+SystemContext::ProcessingDelay(uint64_t bytes, bool reduce) const
+{
+    const SystemParams& p = m_params;
+    if (p.compat)
+    {
+        int64_t d = static_cast<int64_t>(p.endpointDelayNs * p.injectionScale);
+        int64_t red = 0;
+        if (reduce && p.localMemBwGBps > 0)
+        {
+            red = 3 * static_cast<int64_t>(double(bytes) / p.localMemBwGBps);
+        }
+        return NanoSeconds(d + red);
+    }
+    // memo per reduce flag: a phase's receives mostly have the same size
+    PdMemo& memo = m_pd[reduce ? 1 : 0];
+    if (memo.valid && memo.bytes == bytes)
+    {
+        return memo.time;
+    }
+    double ns = p.endpointDelayNs * p.injectionScale;
+    if (reduce && p.localMemBwGBps > 0)
+    {
+        ns += double(bytes) / p.localMemBwGBps;
+    }
+    memo.time = NsToTime(ns);
+    memo.bytes = bytes;
+    memo.valid = true;
+    return memo.time;
+}
+
 void
 SystemContext::MessageSent(const NetMessage& msg, uint64_t cookie)
 {
@@ -648,7 +709,7 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
         m_unclaimed.erase(un);
         for (const auto& m : msgs)
         {
-            HandleCollMessage(m);
+            HandleCollMessage(m, false);
         }
     }
     return id;
@@ -999,32 +1060,7 @@ AstraSystem::PumpAll()
 Time
 AstraSystem::ProcessingDelay(uint64_t bytes, bool reduce) const
 {
-    const SystemParams& p = m_ctx->GetParams();
-    if (p.compat)
-    {
-        int64_t d = static_cast<int64_t>(p.endpointDelayNs * p.injectionScale);
-        int64_t red = 0;
-        if (reduce && p.localMemBwGBps > 0)
-        {
-            red = 3 * static_cast<int64_t>(double(bytes) / p.localMemBwGBps);
-        }
-        return NanoSeconds(d + red);
-    }
-    // memo per reduce flag: a phase's receives mostly have the same size
-    PdMemo& memo = m_pd[reduce ? 1 : 0];
-    if (memo.valid && memo.bytes == bytes)
-    {
-        return memo.time;
-    }
-    double ns = p.endpointDelayNs * p.injectionScale;
-    if (reduce && p.localMemBwGBps > 0)
-    {
-        ns += double(bytes) / p.localMemBwGBps;
-    }
-    memo.time = NsToTime(ns);
-    memo.bytes = bytes;
-    memo.valid = true;
-    return memo.time;
+    return m_ctx->ProcessingDelay(bytes, reduce);
 }
 
 void
@@ -1054,6 +1090,9 @@ AstraSystem::StartPhase(Stream* s)
         s->reduceSteps = ph.op == PhaseOp::REDUCE_SCATTER ? UINT32_MAX
                          : ph.op == PhaseOp::ALL_REDUCE   ? n - 1
                                                           : 0;
+        s->peerSys = m_ctx->PeekSystem(s->ringDst);
+        s->peerStream =
+            m_fixed && !m_compat ? s->peerSys->PeekStream(s->coll->id, s->chunk) : nullptr;
     }
     if (p.compat && s->steps > 0)
     {
@@ -1067,8 +1106,23 @@ AstraSystem::StartPhase(Stream* s)
 }
 
 void
-AstraSystem::SendStep(Stream* s, const NetMessage& msg)
+AstraSystem::SendStep(Stream* s, const NetMessage& msg, bool ring)
 {
+    if (ring && m_fixed && !m_compat)
+    {
+        // one event per message: the arrival at the next member folded with its processing
+        // (the receiver's reduce flag of this step is this stream's: same ring phase)
+        const Time t = m_ctx->TransmitUnscheduled(msg, &s->hint);
+        if (!t.IsNegative())
+        {
+            s->sendsDoneAt = std::max(s->sendsDoneAt, EventBatcher::NowSteps() + t.GetTimeStep());
+            m_ctx->ScheduleArrival(t + m_ctx->ProcessingDelay(msg.bytes, s->step < s->reduceSteps),
+                                   msg,
+                                   s->peerSys,
+                                   s->peerStream);
+            return;
+        }
+    }
     if (m_compat)
     {
         m_ctx->TransmitTo(msg, 0, false, &s->hint); // compat streams do not wait for their sends
@@ -1134,7 +1188,7 @@ AstraSystem::StartStep(Stream* s)
             msg.dim = s->dim;
             msg.tag = s->tagBase | (uint64_t(s->step) & kStepMask);
             msg.tclass = TrafficClass::COLLECTIVE;
-            SendStep(s, msg);
+            SendStep(s, msg, true);
             s->outstanding = 1;
             s->reduce = s->step < s->reduceSteps;
         }
@@ -1161,7 +1215,7 @@ AstraSystem::StartStep(Stream* s)
                                   s->chunk,
                                   s->phase,
                                   snd.tagStep >= 0 ? uint32_t(snd.tagStep) : s->step);
-                SendStep(s, msg);
+                SendStep(s, msg, false);
             }
             s->outstanding = m_scratch.recvs;
             s->reduce = m_scratch.reduce;
@@ -1172,6 +1226,7 @@ AstraSystem::StartStep(Stream* s)
             continue;
         }
         s->posted = true;
+        s->postedAt = EventBatcher::NowSteps();
         // consume data that arrived before this step was posted
         for (size_t i = 0; i < s->early.size();)
         {
@@ -1232,6 +1287,29 @@ void
 AstraSystem::StartStepItem(void* obj, uint64_t s, uint64_t)
 {
     static_cast<AstraSystem*>(obj)->StartStep(reinterpret_cast<Stream*>(uintptr_t(s)));
+}
+
+void
+AstraSystem::ArrivalItem(void* obj, const NetMessage& msg)
+{
+    auto* sys = static_cast<AstraSystem*>(obj);
+    if (!sys->m_ctx)
+    {
+        return; // disposed
+    }
+    sys->m_ctx->m_backend->CompleteUnscheduled(msg);
+    sys->ArriveProcessed(msg);
+}
+
+const AstraSystem::Stream*
+AstraSystem::PeekStream(uint32_t coll, uint32_t chunk) const
+{
+    auto it = m_colls.find(coll);
+    if (it == m_colls.end() || chunk >= it->second->streams.size())
+    {
+        return nullptr;
+    }
+    return &it->second->streams[chunk];
 }
 
 void
@@ -1338,16 +1416,21 @@ AstraSystem::Deliver(const NetMessage& msg)
         }
         return;
     }
-    HandleCollMessage(msg);
+    HandleCollMessage(msg, false);
 }
 
 void
-AstraSystem::HandleCollMessage(const NetMessage& msg)
+AstraSystem::ArriveProcessed(const NetMessage& msg)
+{
+    HandleCollMessage(msg, true);
+}
+
+void
+AstraSystem::HandleCollMessage(const NetMessage& msg, bool processed)
 {
     uint32_t coll, chunk, phase, step;
     DecodeTag(msg.tag, coll, chunk, phase, step);
-    CollState* c = m_lastColl;
-    if (coll != m_lastCollId || !c)
+    if (coll != m_lastCollId || !m_lastColl)
     {
         auto it = m_colls.find(coll);
         if (it == m_colls.end())
@@ -1355,18 +1438,46 @@ AstraSystem::HandleCollMessage(const NetMessage& msg)
             m_unclaimed[coll].push_back(msg);
             return;
         }
-        c = it->second.get();
+        CollState* c = it->second.get();
         m_lastColl = c;
         m_lastCollId = coll;
+        m_lastStreams = c->streams.data();
+        m_lastNStreams = static_cast<uint32_t>(c->streams.size());
     }
-    if (chunk >= c->streams.size())
+    if (chunk >= m_lastNStreams)
     {
         NS_LOG_WARN("NPU " << m_npu << ": message for chunk " << chunk << " of collective " << coll
-                           << " which has " << c->streams.size()
+                           << " which has " << m_lastNStreams
                            << " chunks here (mismatched collective sizes across members?)");
         return;
     }
-    Stream* s = &c->streams[chunk];
+    Stream* s = m_lastStreams + chunk;
+    CollState* c = m_lastColl;
+    if (s->posted && s->phase == phase && s->step == step)
+    {
+        // the common case first
+        if (!processed)
+        {
+            OnRecv(s, msg.src, msg.bytes, msg.tag);
+            return;
+        }
+        // arrival + processing delay is now: the processing ran from the arrival if the step
+        // was posted by then, else it runs from the posting
+        const int64_t now = EventBatcher::NowSteps();
+        const int64_t pd = ProcessingDelay(msg.bytes, s->reduce).GetTimeStep();
+        if (s->postedAt + pd <= now)
+        {
+            RecvProcessed(s);
+        }
+        else
+        {
+            EventBatcher::Schedule(TimeStep(s->postedAt + pd - now),
+                                   &AstraSystem::RecvProcessedItem,
+                                   this,
+                                   Pack(s));
+        }
+        return;
+    }
     if (s->queued && s->phase == phase)
     {
         // A peer already runs this chunk: admit it now even beyond the slot limit. NPUs may
@@ -1393,11 +1504,6 @@ AstraSystem::HandleCollMessage(const NetMessage& msg)
             std::lower_bound(peers.begin(), peers.end(), msg.src) - peers.begin());
         s->custom->arrivals.push_back({rank, step});
         CustomTryRecv(s);
-        return;
-    }
-    if (s->posted && s->phase == phase && s->step == step)
-    {
-        OnRecv(s, msg.src, msg.bytes, msg.tag);
         return;
     }
     s->early.push_back({phase, step, msg.src, msg.bytes, msg.tag});

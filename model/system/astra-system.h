@@ -139,6 +139,29 @@ class SystemContext : public Object, public MessageSink
     /// \internal MessageSink: deliver to the destination system
     void MessageDelivered(const NetMessage& msg) override;
 
+    /**
+     * \internal Hand a ring step's message to a backend with fixed message
+     * times without a delivery event of the backend's (SendUnscheduled).
+     * \param msg the message
+     * \param hint the caller's route memo
+     * \return its network time, or negative if the backend declined (use TransmitTo)
+     */
+    Time TransmitUnscheduled(const NetMessage& msg, MessageTimeHint* hint);
+    /**
+     * \internal Schedule the arrival of a TransmitUnscheduled message, folded with the
+     * receiver's processing: after \p delay (network time plus processing delay) the
+     * destination system's ArriveProcessed(msg).
+     * \param delay network time plus the receiver's processing delay
+     * \param msg the message
+     * \param dst the destination's system
+     * \param touch an address the receiver will read (prefetched; may be stale or null)
+     */
+    void ScheduleArrival(Time delay, const NetMessage& msg, AstraSystem* dst, const void* touch);
+    /// \internal \return the system of \p npu without a reference count (hot paths)
+    AstraSystem* PeekSystem(uint32_t npu) const;
+    /// \internal \return the receiver's processing delay of a message (endpoint + reduction)
+    Time ProcessingDelay(uint64_t bytes, bool reduce) const;
+
     /// \internal registry: \return global id of (key), creating a record
     uint32_t RegisterCollective(const std::string& key, bool& created);
     /// \internal \return mutable record
@@ -172,6 +195,19 @@ class SystemContext : public Object, public MessageSink
     bool m_fixedTimes{false};                      //!< backend->HasFixedMessageTimes()
     bool m_batcherOwner{false};                    //!< this context enabled the EventBatcher
     TracedCallback<const NetMessage&> m_sentTrace;
+
+    /// ProcessingDelay memo: last bytes and result, per reduce flag (NPUs of one phase
+    /// receive the same sizes, so one memo serves all)
+    struct PdMemo
+    {
+        bool valid{false}; //!< entry set
+        uint64_t bytes{0}; //!< bytes it was computed for
+        Time time;         //!< the delay
+    };
+
+    mutable PdMemo m_pd[2]; //!< by reduce flag
+
+    friend class AstraSystem; // its per-message entries read m_backend directly
 };
 
 /**
@@ -213,6 +249,11 @@ class AstraSystem : public Object
 
     /// \internal a message for this NPU was delivered by the backend
     void Deliver(const NetMessage& msg);
+    /**
+     * \internal a ring step's message (SystemContext::ScheduleArrival) arrived and, if its
+     * step was posted on arrival, has been processed: now is arrival + processing delay
+     */
+    void ArriveProcessed(const NetMessage& msg);
     /// \internal a message sent with SystemContext::TransmitTo(cookie) completed at the sender
     void SentNotify(uint64_t cookie);
     /// \internal offer free slots again (a collective became ready on all members)
@@ -257,34 +298,76 @@ class AstraSystem : public Object
     struct CustomState;
     struct CollState;
 
+    /// Messages that arrived before their step was posted (rare: no allocation while empty).
+    class EarlyList
+    {
+      public:
+        size_t size() const
+        {
+            return m_v ? m_v->size() : 0;
+        }
+
+        EarlyMsg& operator[](size_t i)
+        {
+            return (*m_v)[i];
+        }
+
+        EarlyMsg& back()
+        {
+            return m_v->back();
+        }
+
+        void pop_back()
+        {
+            m_v->pop_back();
+        }
+
+        void push_back(const EarlyMsg& e)
+        {
+            if (!m_v)
+            {
+                m_v = std::make_unique<std::vector<EarlyMsg>>();
+            }
+            m_v->push_back(e);
+        }
+
+      private:
+        std::unique_ptr<std::vector<EarlyMsg>> m_v;
+    };
+
+    /// One chunk of a collective. The first cache line holds what every message touches.
     struct Stream
     {
         CollState* coll{nullptr};
-        uint32_t chunk{0};
-        uint64_t chunkBytes{0};
-        uint64_t bytes{0}; //!< input bytes of the current phase
+        std::unique_ptr<CustomState> custom;
+        int64_t postedAt{0}; //!< time (steps) the current step was posted
         uint32_t phase{0};
         uint32_t step{0};
         uint32_t steps{0};
         uint32_t outstanding{0};   //!< receives (incl. processing) not yet done
+        uint32_t reduceSteps{0};   //!< ring: steps below this reduce what they receive
         uint32_t sendsInFlight{0}; //!< sends of this phase not yet acknowledged
+        uint32_t ringDst{0};       //!< ring: next member
+        int32_t dim{-1};           //!< ring: the phase's dimension
         bool posted{false};
         bool queued{false}; //!< waiting for a slot
         bool reduce{false};
-        bool ring{false}; //!< the current phase is a ring (fields below are set)
+        bool ring{false}; //!< the current phase is a ring (the ring fields are set)
         uint32_t queue{0};
-        // ring phases: what every step sends (StartStep then needs neither the phase
-        // description nor its peer list)
-        uint32_t ringDst{0};     //!< next member
-        int32_t dim{-1};         //!< the phase's dimension
-        uint64_t ringBytes{0};   //!< bytes per step
-        uint64_t tagBase{0};     //!< MakeTag(coll, chunk, phase, 0)
-        uint32_t reduceSteps{0}; //!< steps below this reduce what they receive
+        // second line: the rest of what a ring step sends (StartStep then needs neither the
+        // phase description nor its peer list)
+        EarlyList early;
+        uint64_t ringBytes{0}; //!< bytes per step
+        uint64_t tagBase{0};   //!< MakeTag(coll, chunk, phase, 0)
         /// latest completion (time steps) of sends whose time the backend fixed at send
         int64_t sendsDoneAt{0};
         MessageTimeHint hint; //!< route memo for the backend
-        std::vector<EarlyMsg> early;
-        std::unique_ptr<CustomState> custom;
+        uint32_t chunk{0};
+        uint64_t chunkBytes{0};
+        uint64_t bytes{0};                 //!< input bytes of the current phase
+        AstraSystem* peerSys{nullptr};     //!< ring: the next member's system
+        const Stream* peerStream{nullptr}; //!< ring: its stream of this chunk if known (a
+                                           //!< prefetch address only, never dereferenced)
     };
 
     struct CollState
@@ -319,10 +402,12 @@ class AstraSystem : public Object
     void PhaseDone(Stream* s);
     /// all steps of the phase ran: finish it now, or when its sends complete
     void StepsDone(Stream* s);
-    /// send one step message of \p s (completion accounted per backend kind)
-    void SendStep(Stream* s, const NetMessage& msg);
+    /// send one step message of \p s (completion accounted per backend kind; \p ring:
+    /// a ring step, whose arrival may be folded with the receiver's processing)
+    void SendStep(Stream* s, const NetMessage& msg, bool ring);
     void StreamDone(Stream* s);
-    void HandleCollMessage(const NetMessage& msg);
+    /// \param processed the message comes from ArriveProcessed (folded with processing)
+    void HandleCollMessage(const NetMessage& msg, bool processed);
     void CustomStart(Stream* s);
     void CustomRun(Stream* s);
     void CustomNodeDone(Stream* s, uint32_t idx);
@@ -334,28 +419,28 @@ class AstraSystem : public Object
     static void RecvProcessedItem(void* obj, uint64_t s, uint64_t);
     static void StartStepItem(void* obj, uint64_t s, uint64_t);
     static void PhaseDoneItem(void* obj, uint64_t s, uint64_t);
+    /// EventBatcher entry of SystemContext::ScheduleArrival (obj = the receiving system)
+    static void ArrivalItem(void* obj, const NetMessage& msg);
+    /// \return this NPU's stream of (collective, chunk), or null (not issued here yet)
+    const Stream* PeekStream(uint32_t coll, uint32_t chunk) const;
+    friend class SystemContext;
     static void CustomNodeDoneItem(void* obj, uint64_t s, uint64_t idx);
 
+    // what every message touches comes first (near the object's start, which the
+    // EventBatcher prefetches)
     SystemContext* m_ctx{nullptr};
+    /// last collective found by HandleCollMessage (saves the hash lookup per message)
+    CollState* m_lastColl{nullptr}; //!< the collective m_lastCollId, or nullptr
+    Stream* m_lastStreams{nullptr}; //!< its streams (saves reading the collective per message)
+    uint32_t m_lastCollId{UINT32_MAX};
+    uint32_t m_lastNStreams{0}; //!< their number
     uint32_t m_npu{0};
     bool m_compat{false}; //!< params.compat
     bool m_fixed{false};  //!< the backend fixes message times at send
 
-    /// ProcessingDelay memo: last bytes and result, per reduce flag
-    struct PdMemo
-    {
-        bool valid{false}; //!< entry set
-        uint64_t bytes{0}; //!< bytes it was computed for
-        Time time;         //!< the delay
-    };
-
-    mutable PdMemo m_pd[2]; //!< by reduce flag
     uint64_t m_localSeq{0};
     std::unordered_map<std::string, uint32_t> m_groupSeq;
     std::unordered_map<uint32_t, std::unique_ptr<CollState>> m_colls;
-    /// last collective found by HandleCollMessage (saves the hash lookup per message)
-    uint32_t m_lastCollId{UINT32_MAX};
-    CollState* m_lastColl{nullptr}; //!< the collective m_lastCollId, or nullptr
     std::unordered_map<uint32_t, std::vector<NetMessage>> m_unclaimed;
     std::vector<Queue> m_queues;
     Step m_scratch;
