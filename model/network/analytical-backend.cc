@@ -216,14 +216,14 @@ AnalyticalBackend::HasFixedMessageTimes() const
     return true;
 }
 
-Time
+int64_t
 AnalyticalBackend::SendUnscheduled(const NetMessage& msg, MessageTimeHint* hint)
 {
     if (!m_deliveredTrace.IsEmpty())
     {
-        return Time(-1);
+        return -1;
     }
-    const Time t = TimeStep(TimeSteps(msg, hint));
+    const int64_t t = TimeSteps(msg, hint);
     ++m_pending;
     return t;
 }

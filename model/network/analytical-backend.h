@@ -86,7 +86,7 @@ class AnalyticalBackend : public NetworkBackend
      * Delivered trace has a sink, which must see each delivery at its time.
      * \copydoc NetworkBackend::SendUnscheduled
      */
-    Time SendUnscheduled(const NetMessage& msg, MessageTimeHint* hint = nullptr) override;
+    int64_t SendUnscheduled(const NetMessage& msg, MessageTimeHint* hint = nullptr) override;
     void CompleteUnscheduled(const NetMessage& msg) override;
     uint32_t GetNpuCount() const override;
     std::string GetName() const override;

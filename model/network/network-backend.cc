@@ -52,10 +52,10 @@ NetworkBackend::HasFixedMessageTimes() const
     return false;
 }
 
-Time
+int64_t
 NetworkBackend::SendUnscheduled(const NetMessage&, MessageTimeHint*)
 {
-    return Time(-1);
+    return -1;
 }
 
 void
@@ -107,9 +107,8 @@ struct BatcherState
     int64_t mruT[kMru]{};
     uint32_t mruB[kMru]{};
     bool mruValid[kMru]{};
-    uint32_t mruNext{0}; //!< round-robin replacement
-    bool running{false}; //!< a batch is running: its time is nowT (saves Simulator::Now())
-    int64_t nowT{0};
+    uint32_t mruNext{0};                    //!< round-robin replacement
+    uint32_t mruLast{0};                    //!< the entry used last
     std::vector<std::function<void()>> fns; //!< callables of pending items, by slot
     std::vector<uint32_t> freeFns;
 };
@@ -143,14 +142,19 @@ namespace
 {
 /// \return the batch id for Now() + delay; \p created tells that the caller must schedule it
 uint32_t
-BatchFor(BatcherState& s, Time delay, bool& created)
+BatchFor(BatcherState& s, int64_t delay, bool& created)
 {
     created = false;
-    const int64_t t = (s.running ? s.nowT : Simulator::Now().GetTimeStep()) + delay.GetTimeStep();
+    const int64_t t = EventBatcher::NowSteps() + delay;
+    if (s.mruT[s.mruLast] == t && s.mruValid[s.mruLast])
+    {
+        return s.mruB[s.mruLast]; // the same time as the previous item (a step's messages)
+    }
     for (uint32_t k = 0; k < BatcherState::kMru; ++k)
     {
         if (s.mruT[k] == t && s.mruValid[k])
         {
+            s.mruLast = k;
             return s.mruB[k];
         }
     }
@@ -179,6 +183,7 @@ BatchFor(BatcherState& s, Time delay, bool& created)
     s.mruValid[k] = true;
     s.mruT[k] = t;
     s.mruB[k] = id;
+    s.mruLast = k;
     return id;
 }
 } // namespace
@@ -186,20 +191,26 @@ BatchFor(BatcherState& s, Time delay, bool& created)
 void
 EventBatcher::Schedule(Time delay, Fn fn, void* obj, uint64_t a, uint64_t b)
 {
+    ScheduleSteps(delay.GetTimeStep(), fn, obj, a, b);
+}
+
+void
+EventBatcher::ScheduleSteps(int64_t delay, Fn fn, void* obj, uint64_t a, uint64_t b)
+{
     BatcherState& s = State();
     BatchItem item{fn, nullptr, obj, NetMessage{}, nullptr};
     item.msg.bytes = a;
     item.msg.tag = b;
     if (!s.enabled)
     {
-        Simulator::Schedule(delay, &RunSingle, item);
+        Simulator::Schedule(TimeStep(delay), &RunSingle, item);
         return;
     }
     bool created;
     const uint32_t id = BatchFor(s, delay, created);
     if (created)
     {
-        Simulator::Schedule(delay, &EventBatcher::RunBatch, id, s.gen);
+        Simulator::Schedule(TimeStep(delay), &EventBatcher::RunBatch, id, s.gen);
     }
     s.batches[id].push_back(item);
 }
@@ -211,27 +222,33 @@ EventBatcher::ScheduleMessage(Time delay,
                               const NetMessage& msg,
                               const void* touch)
 {
+    ScheduleMessageSteps(delay.GetTimeStep(), fn, obj, msg, touch);
+}
+
+void
+EventBatcher::ScheduleMessageSteps(int64_t delay,
+                                   MsgFn fn,
+                                   void* obj,
+                                   const NetMessage& msg,
+                                   const void* touch)
+{
     BatcherState& s = State();
     if (!s.enabled)
     {
-        Simulator::Schedule(delay, &RunSingle, BatchItem{nullptr, fn, obj, msg, touch});
+        Simulator::Schedule(TimeStep(delay), &RunSingle, BatchItem{nullptr, fn, obj, msg, touch});
         return;
     }
     bool created;
     const uint32_t id = BatchFor(s, delay, created);
     if (created)
     {
-        Simulator::Schedule(delay, &EventBatcher::RunBatch, id, s.gen);
+        Simulator::Schedule(TimeStep(delay), &EventBatcher::RunBatch, id, s.gen);
     }
     s.batches[id].push_back(BatchItem{nullptr, fn, obj, msg, touch});
 }
 
-int64_t
-EventBatcher::NowSteps()
-{
-    const BatcherState& s = State();
-    return s.running ? s.nowT : Simulator::Now().GetTimeStep();
-}
+bool EventBatcher::s_running = false;
+int64_t EventBatcher::s_nowT = 0;
 
 void
 EventBatcher::Schedule(Time delay, std::function<void()> f)
@@ -266,8 +283,8 @@ EventBatcher::RunBatch(uint32_t id, uint64_t gen)
         return; // reset meanwhile
     }
     const int64_t now = Simulator::Now().GetTimeStep();
-    s.running = true;
-    s.nowT = now;
+    s_running = true;
+    s_nowT = now;
     // items scheduled for now while the batch runs are appended and run in order
     for (size_t i = 0; i < s.batches[id].size(); ++i)
     {
@@ -294,7 +311,7 @@ EventBatcher::RunBatch(uint32_t id, uint64_t gen)
             return; // an item reset the batcher
         }
     }
-    s.running = false;
+    s_running = false;
     s.open.erase(now);
     for (uint32_t k = 0; k < BatcherState::kMru; ++k)
     {
@@ -345,7 +362,7 @@ EventBatcher::Reset()
     {
         s.mruValid[k] = false;
     }
-    s.running = false;
+    s_running = false;
     s.fns.clear();
     s.freeFns.clear();
 }

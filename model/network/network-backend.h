@@ -11,6 +11,7 @@
 
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/simulator.h"
 
 #include <cstdint>
 #include <functional>
@@ -155,12 +156,13 @@ class NetworkBackend : public Object
      * until the caller reports it with CompleteUnscheduled(). Only a backend
      * with HasFixedMessageTimes() can do this; the default, and such a backend
      * when it must see each delivery itself (a connected trace), return a
-     * negative Time and account nothing: use SendTo() then.
+     * negative value and account nothing: use SendTo() then.
      * \param msg the message
      * \param hint optional caller-owned memo of the route's time
-     * \return the network time, or a negative Time if not supported now
+     * \return the network time in time steps (Time::GetTimeStep units; a plain
+     * integer because this is a per-message path), or -1 if not supported now
      */
-    virtual Time SendUnscheduled(const NetMessage& msg, MessageTimeHint* hint = nullptr);
+    virtual int64_t SendUnscheduled(const NetMessage& msg, MessageTimeHint* hint = nullptr);
     /**
      * The caller's event for a message of SendUnscheduled() ran: count it as
      * delivered.
@@ -234,10 +236,37 @@ class EventBatcher
                                 const NetMessage& msg,
                                 const void* touch = nullptr);
     /**
+     * As Schedule(), with the delay in time steps (per-message paths avoid Time objects).
+     * \param delay the delay in time steps (>= 0)
+     * \param fn the function
+     * \param obj its object argument
+     * \param a first integer argument
+     * \param b second integer argument
+     */
+    static void ScheduleSteps(int64_t delay, Fn fn, void* obj, uint64_t a = 0, uint64_t b = 0);
+    /**
+     * As ScheduleMessage(), with the delay in time steps.
+     * \param delay the delay in time steps (>= 0)
+     * \param fn the function
+     * \param obj its object argument
+     * \param msg the message
+     * \param touch another address fn will read (prefetch hint; may be null or stale)
+     */
+    static void ScheduleMessageSteps(int64_t delay,
+                                     MsgFn fn,
+                                     void* obj,
+                                     const NetMessage& msg,
+                                     const void* touch = nullptr);
+
+    /**
      * \return the current simulation time in time steps; inside a batch this
      * is the batch's time and costs no call into the Simulator
      */
-    static int64_t NowSteps();
+    static int64_t NowSteps()
+    {
+        return s_running ? s_nowT : Simulator::Now().GetTimeStep();
+    }
+
     /**
      * Schedule a callable after \p delay.
      * \param delay the delay (>= 0)
@@ -256,6 +285,9 @@ class EventBatcher
   private:
     /// Run batch \p b of generation \p gen (stale generations are ignored).
     static void RunBatch(uint32_t b, uint64_t gen);
+
+    static bool s_running; //!< a batch is running: Now() is s_nowT
+    static int64_t s_nowT; //!< the running batch's time (steps)
 };
 
 } // namespace astra

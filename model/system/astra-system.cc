@@ -363,11 +363,11 @@ SystemContext::HasFixedMessageTimes() const
     return m_fixedTimes;
 }
 
-Time
+int64_t
 SystemContext::TransmitUnscheduled(const NetMessage& msg, MessageTimeHint* hint)
 {
-    const Time t = m_backend->SendUnscheduled(msg, hint);
-    if (!t.IsNegative())
+    const int64_t t = m_backend->SendUnscheduled(msg, hint);
+    if (t >= 0)
     {
         ++m_sent;
         if (!m_sentTrace.IsEmpty())
@@ -379,12 +379,12 @@ SystemContext::TransmitUnscheduled(const NetMessage& msg, MessageTimeHint* hint)
 }
 
 void
-SystemContext::ScheduleArrival(Time delay,
+SystemContext::ScheduleArrival(int64_t delay,
                                const NetMessage& msg,
                                AstraSystem* dst,
                                const void* touch)
 {
-    EventBatcher::ScheduleMessage(delay, &AstraSystem::ArrivalItem, dst, msg, touch);
+    EventBatcher::ScheduleMessageSteps(delay, &AstraSystem::ArrivalItem, dst, msg, touch);
 }
 
 AstraSystem*
@@ -396,6 +396,12 @@ SystemContext::PeekSystem(uint32_t npu) const
 Time
 SystemContext::ProcessingDelay(uint64_t bytes, bool reduce) const
 {
+    return TimeStep(ProcessingDelaySteps(bytes, reduce));
+}
+
+int64_t
+SystemContext::ComputeProcessingDelay(uint64_t bytes, bool reduce) const
+{
     const SystemParams& p = m_params;
     if (p.compat)
     {
@@ -405,23 +411,19 @@ SystemContext::ProcessingDelay(uint64_t bytes, bool reduce) const
         {
             red = 3 * static_cast<int64_t>(double(bytes) / p.localMemBwGBps);
         }
-        return NanoSeconds(d + red);
+        return NanoSeconds(d + red).GetTimeStep();
     }
-    // memo per reduce flag: a phase's receives mostly have the same size
-    PdMemo& memo = m_pd[reduce ? 1 : 0];
-    if (memo.valid && memo.bytes == bytes)
-    {
-        return memo.time;
-    }
+    // memo per reduce flag, direct-mapped by size: a phase's receives have one size and
+    // only a few phases run at a time
+    PdMemo& memo = m_pd[reduce ? 1 : 0][PdSlot(bytes)];
     double ns = p.endpointDelayNs * p.injectionScale;
     if (reduce && p.localMemBwGBps > 0)
     {
         ns += double(bytes) / p.localMemBwGBps;
     }
-    memo.time = NsToTime(ns);
+    memo.steps = NsToTime(ns).GetTimeStep();
     memo.bytes = bytes;
-    memo.valid = true;
-    return memo.time;
+    return memo.steps;
 }
 
 void
@@ -653,7 +655,8 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
                                  std::to_string(chunks.size()) + " chunks (limit " +
                                  std::to_string(kMaxChunks) + ")");
     }
-    c->streams.resize(chunks.size());
+    static_assert(sizeof(Stream) % 64 == 0, "Stream must fill whole cache lines");
+    c->streams.Assign(chunks.size());
     for (size_t i = 0; i < chunks.size(); ++i)
     {
         Stream& s = c->streams[i];
@@ -1112,14 +1115,15 @@ AstraSystem::SendStep(Stream* s, const NetMessage& msg, bool ring)
     {
         // one event per message: the arrival at the next member folded with its processing
         // (the receiver's reduce flag of this step is this stream's: same ring phase)
-        const Time t = m_ctx->TransmitUnscheduled(msg, &s->hint);
-        if (!t.IsNegative())
+        const int64_t t = m_ctx->TransmitUnscheduled(msg, &s->hint);
+        if (t >= 0)
         {
-            s->sendsDoneAt = std::max(s->sendsDoneAt, EventBatcher::NowSteps() + t.GetTimeStep());
-            m_ctx->ScheduleArrival(t + m_ctx->ProcessingDelay(msg.bytes, s->step < s->reduceSteps),
-                                   msg,
-                                   s->peerSys,
-                                   s->peerStream);
+            s->sendsDoneAt = std::max(s->sendsDoneAt, EventBatcher::NowSteps() + t);
+            m_ctx->ScheduleArrival(
+                t + m_ctx->ProcessingDelaySteps(msg.bytes, s->step < s->reduceSteps),
+                msg,
+                s->peerSys,
+                s->peerStream);
             return;
         }
     }
@@ -1159,10 +1163,10 @@ AstraSystem::StepsDone(Stream* s)
         const int64_t now = EventBatcher::NowSteps();
         if (s->sendsDoneAt > now)
         {
-            EventBatcher::Schedule(TimeStep(s->sendsDoneAt - now),
-                                   &AstraSystem::PhaseDoneItem,
-                                   this,
-                                   Pack(s));
+            EventBatcher::ScheduleSteps(s->sendsDoneAt - now,
+                                        &AstraSystem::PhaseDoneItem,
+                                        this,
+                                        Pack(s));
             return;
         }
     }
@@ -1253,10 +1257,10 @@ AstraSystem::OnRecv(Stream* s, uint32_t src, uint64_t bytes, uint64_t tag)
     NS_LOG_LOGIC("t=" << Simulator::Now().GetNanoSeconds() << " NPU " << m_npu << " coll "
                       << s->coll->id << " chunk " << s->chunk << " phase " << s->phase << " step "
                       << s->step << " recv " << bytes << " B from " << src);
-    EventBatcher::Schedule(ProcessingDelay(bytes, s->reduce),
-                           &AstraSystem::RecvProcessedItem,
-                           this,
-                           Pack(s));
+    EventBatcher::ScheduleSteps(m_ctx->ProcessingDelaySteps(bytes, s->reduce),
+                                &AstraSystem::RecvProcessedItem,
+                                this,
+                                Pack(s));
 }
 
 void
@@ -1464,17 +1468,17 @@ AstraSystem::HandleCollMessage(const NetMessage& msg, bool processed)
         // arrival + processing delay is now: the processing ran from the arrival if the step
         // was posted by then, else it runs from the posting
         const int64_t now = EventBatcher::NowSteps();
-        const int64_t pd = ProcessingDelay(msg.bytes, s->reduce).GetTimeStep();
+        const int64_t pd = m_ctx->ProcessingDelaySteps(msg.bytes, s->reduce);
         if (s->postedAt + pd <= now)
         {
             RecvProcessed(s);
         }
         else
         {
-            EventBatcher::Schedule(TimeStep(s->postedAt + pd - now),
-                                   &AstraSystem::RecvProcessedItem,
-                                   this,
-                                   Pack(s));
+            EventBatcher::ScheduleSteps(s->postedAt + pd - now,
+                                        &AstraSystem::RecvProcessedItem,
+                                        this,
+                                        Pack(s));
         }
         return;
     }

@@ -144,23 +144,38 @@ class SystemContext : public Object, public MessageSink
      * times without a delivery event of the backend's (SendUnscheduled).
      * \param msg the message
      * \param hint the caller's route memo
-     * \return its network time, or negative if the backend declined (use TransmitTo)
+     * \return its network time in time steps, or negative if the backend declined (use
+     * TransmitTo)
      */
-    Time TransmitUnscheduled(const NetMessage& msg, MessageTimeHint* hint);
+    int64_t TransmitUnscheduled(const NetMessage& msg, MessageTimeHint* hint);
     /**
      * \internal Schedule the arrival of a TransmitUnscheduled message, folded with the
      * receiver's processing: after \p delay (network time plus processing delay) the
      * destination system's ArriveProcessed(msg).
-     * \param delay network time plus the receiver's processing delay
+     * \param delay network time plus the receiver's processing delay, in time steps
      * \param msg the message
      * \param dst the destination's system
      * \param touch an address the receiver will read (prefetched; may be stale or null)
      */
-    void ScheduleArrival(Time delay, const NetMessage& msg, AstraSystem* dst, const void* touch);
+    void ScheduleArrival(int64_t delay, const NetMessage& msg, AstraSystem* dst, const void* touch);
     /// \internal \return the system of \p npu without a reference count (hot paths)
     AstraSystem* PeekSystem(uint32_t npu) const;
     /// \internal \return the receiver's processing delay of a message (endpoint + reduction)
     Time ProcessingDelay(uint64_t bytes, bool reduce) const;
+
+    /// \internal ProcessingDelay in time steps (memoized; per-message paths)
+    int64_t ProcessingDelaySteps(uint64_t bytes, bool reduce) const
+    {
+        if (!m_params.compat)
+        {
+            const PdMemo& m = m_pd[reduce ? 1 : 0][PdSlot(bytes)];
+            if (m.bytes == bytes)
+            {
+                return m.steps;
+            }
+        }
+        return ComputeProcessingDelay(bytes, reduce);
+    }
 
     /// \internal registry: \return global id of (key), creating a record
     uint32_t RegisterCollective(const std::string& key, bool& created);
@@ -196,16 +211,26 @@ class SystemContext : public Object, public MessageSink
     bool m_batcherOwner{false};                    //!< this context enabled the EventBatcher
     TracedCallback<const NetMessage&> m_sentTrace;
 
-    /// ProcessingDelay memo: last bytes and result, per reduce flag (NPUs of one phase
-    /// receive the same sizes, so one memo serves all)
+    /// ProcessingDelay memo entry (NPUs of one phase receive the same sizes, so a small
+    /// table shared by all serves every concurrent phase)
     struct PdMemo
     {
-        bool valid{false}; //!< entry set
-        uint64_t bytes{0}; //!< bytes it was computed for
-        Time time;         //!< the delay
+        uint64_t bytes{UINT64_MAX}; //!< bytes it was computed for (UINT64_MAX = empty)
+        int64_t steps{0};           //!< the delay in time steps
     };
 
-    mutable PdMemo m_pd[2]; //!< by reduce flag
+    static constexpr uint32_t kPdMemoBits = 6; //!< log2 entries per reduce flag
+
+    /// \return the memo slot of a size
+    static uint32_t PdSlot(uint64_t bytes)
+    {
+        return static_cast<uint32_t>((bytes * 0x9E3779B97F4A7C15ull) >> (64 - kPdMemoBits));
+    }
+
+    /// ProcessingDelaySteps without the memo lookup (fills the memo)
+    int64_t ComputeProcessingDelay(uint64_t bytes, bool reduce) const;
+
+    mutable PdMemo m_pd[2][uint32_t(1) << kPdMemoBits]; //!< by reduce flag, hash of bytes
 
     friend class AstraSystem; // its per-message entries read m_backend directly
 };
@@ -335,12 +360,15 @@ class AstraSystem : public Object
         std::unique_ptr<std::vector<EarlyMsg>> m_v;
     };
 
-    /// One chunk of a collective. The first cache line holds what every message touches.
-    struct Stream
+    /// One chunk of a collective: three cache lines, the first two holding what a ring
+    /// message touches (LineArray keeps them aligned).
+    struct alignas(64) Stream
     {
-        CollState* coll{nullptr};
-        std::unique_ptr<CustomState> custom;
-        int64_t postedAt{0}; //!< time (steps) the current step was posted
+        // line 1: receive matching and step state
+        AstraSystem* peerSys{nullptr};     //!< ring: the next member's system
+        const Stream* peerStream{nullptr}; //!< ring: its stream of this chunk if known (a
+                                           //!< prefetch address only, never dereferenced)
+        int64_t postedAt{0};               //!< time (steps) the current step was posted
         uint32_t phase{0};
         uint32_t step{0};
         uint32_t steps{0};
@@ -354,7 +382,7 @@ class AstraSystem : public Object
         bool reduce{false};
         bool ring{false}; //!< the current phase is a ring (the ring fields are set)
         uint32_t queue{0};
-        // second line: the rest of what a ring step sends (StartStep then needs neither the
+        // line 2: the rest of what a ring step sends (StartStep then needs neither the
         // phase description nor its peer list)
         EarlyList early;
         uint64_t ringBytes{0}; //!< bytes per step
@@ -362,12 +390,101 @@ class AstraSystem : public Object
         /// latest completion (time steps) of sends whose time the backend fixed at send
         int64_t sendsDoneAt{0};
         MessageTimeHint hint; //!< route memo for the backend
+        // line 3: per phase and per chunk
+        CollState* coll{nullptr};
+        std::unique_ptr<CustomState> custom;
         uint32_t chunk{0};
         uint64_t chunkBytes{0};
-        uint64_t bytes{0};                 //!< input bytes of the current phase
-        AstraSystem* peerSys{nullptr};     //!< ring: the next member's system
-        const Stream* peerStream{nullptr}; //!< ring: its stream of this chunk if known (a
-                                           //!< prefetch address only, never dereferenced)
+        uint64_t bytes{0}; //!< input bytes of the current phase
+    };
+
+    /**
+     * A fixed-size array whose elements start on 64-byte boundaries (plain
+     * new[] and an offset: no aligned allocation, which fragments the heap when
+     * collectives come and go by the hundred thousand).
+     */
+    template <class T>
+    class LineArray
+    {
+      public:
+        LineArray() = default;
+        LineArray(const LineArray&) = delete;
+        LineArray& operator=(const LineArray&) = delete;
+
+        ~LineArray()
+        {
+            Clear();
+        }
+
+        /// Replace the contents by \p n default-constructed elements.
+        void Assign(size_t n)
+        {
+            Clear();
+            m_raw = std::make_unique<unsigned char[]>(n * sizeof(T) + 64);
+            const auto a = reinterpret_cast<uintptr_t>(m_raw.get());
+            m_data = reinterpret_cast<T*>((a + 63) & ~uintptr_t(63));
+            for (size_t i = 0; i < n; ++i)
+            {
+                new (m_data + i) T();
+            }
+            m_n = n;
+        }
+
+        void Clear()
+        {
+            for (size_t i = 0; i < m_n; ++i)
+            {
+                m_data[i].~T();
+            }
+            m_n = 0;
+            m_data = nullptr;
+            m_raw.reset();
+        }
+
+        size_t size() const
+        {
+            return m_n;
+        }
+
+        T* data()
+        {
+            return m_data;
+        }
+
+        T& operator[](size_t i)
+        {
+            return m_data[i];
+        }
+
+        const T& operator[](size_t i) const
+        {
+            return m_data[i];
+        }
+
+        T* begin()
+        {
+            return m_data;
+        }
+
+        T* end()
+        {
+            return m_data + m_n;
+        }
+
+        const T* begin() const
+        {
+            return m_data;
+        }
+
+        const T* end() const
+        {
+            return m_data + m_n;
+        }
+
+      private:
+        std::unique_ptr<unsigned char[]> m_raw;
+        T* m_data{nullptr};
+        size_t m_n{0};
     };
 
     struct CollState
@@ -377,7 +494,7 @@ class AstraSystem : public Object
         uint64_t localSeq{0};
         uint32_t anchor{0}; //!< smallest member NPU (identifies the instance)
         std::vector<PhaseDesc> phases;
-        std::vector<Stream> streams;
+        LineArray<Stream> streams;
         uint32_t done{0};
         DoneCallback cb;
         Time start;
