@@ -167,7 +167,7 @@ main(int argc, char* argv[])
     CommandLine cmd(__FILE__);
     cmd.AddValue("big", "NPUs of the 3-D data-parallel case (a cube)", big);
     cmd.AddValue("dp", "data-parallel all-reduces in the big case", dp);
-    cmd.AddValue("hybrid", "NPUs of the hybrid case (8 x k x k)", hybrid);
+    cmd.AddValue("hybrid", "minimum NPUs of the hybrid case (8 x k x k, k rounded up)", hybrid);
     cmd.AddValue("backends", "comma-separated backends", backends);
     cmd.Parse(argc, argv);
 
@@ -198,7 +198,8 @@ main(int argc, char* argv[])
                cube(big),
                p,
                DataParallel(big, dp, 64ull << 20));
-        uint32_t k = static_cast<uint32_t>(std::lround(std::sqrt(hybrid / 8.0)));
+        // at least --hybrid NPUs: 8 x k x k with k rounded up (1024 -> 8 x 12 x 12 = 1152)
+        uint32_t k = static_cast<uint32_t>(std::ceil(std::sqrt(hybrid / 8.0) - 1e-9));
         auto topo =
             std::make_shared<Topology>(Topology::FromDimensions({{DimType::SWITCH, 8, 400, 100},
                                                                  {DimType::RING, k, 100, 500},

@@ -74,12 +74,16 @@ FlowBackend::~FlowBackend() = default;
 void
 FlowBackend::DoDispose()
 {
-    Simulator::Cancel(m_completionEvent);
+    ++m_completionGen; // a pending completion item is stale now
+    m_completionAtNs = -1;
     m_flows.clear();
     m_hot.clear();
     m_links.clear();
     m_drained.clear();
     m_freeDrained.clear();
+    m_drainBatches.clear();
+    m_freeDrainBatches.clear();
+    m_openDrainBatch = UINT32_MAX;
     m_topo.reset();
     NetworkBackend::DoDispose();
 }
@@ -165,6 +169,40 @@ FlowBackend::Deliver(const NetMessage& msg,
 }
 
 void
+FlowBackend::DeliverToSink(const NetMessage& msg,
+                           MessageSink* sink,
+                           uint64_t cookie,
+                           bool notifySent)
+{
+    --m_pending;
+    ++m_delivered;
+    m_deliveredBytes += msg.bytes;
+    if (notifySent)
+    {
+        sink->MessageSent(msg, cookie);
+    }
+    sink->MessageDelivered(msg);
+}
+
+Time
+FlowBackend::SendTo(const NetMessage& msg,
+                    MessageSink* sink,
+                    uint64_t cookie,
+                    bool notifySent,
+                    MessageTimeHint* hint)
+{
+    if (m_compat || msg.src == msg.dst || msg.bytes == 0)
+    {
+        return NetworkBackend::SendTo(msg, sink, cookie, notifySent, hint);
+    }
+    EnsureLinks();
+    CheckIds(msg);
+    NS_LOG_FUNCTION(this << msg.src << msg.dst << msg.bytes << msg.dim);
+    SendFluid(msg, nullptr, nullptr, sink, cookie, notifySent);
+    return Time(-1);
+}
+
+void
 FlowBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered)
 {
     EnsureLinks();
@@ -173,7 +211,8 @@ FlowBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback 
     if (msg.src == msg.dst)
     {
         ++m_pending;
-        Simulator::ScheduleNow(
+        EventBatcher::Schedule(
+            Time(0),
             [this, msg, onSent = std::move(onSent), onDelivered = std::move(onDelivered)]() {
                 m_deliveredTrace(msg, Time(0));
                 Deliver(msg, onSent, onDelivered);
@@ -192,7 +231,7 @@ FlowBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback 
         SfHop(std::move(m));
         return;
     }
-    SendFluid(msg, std::move(onSent), std::move(onDelivered));
+    SendFluid(msg, std::move(onSent), std::move(onDelivered), nullptr, 0, false);
 }
 
 // ------------------------------------------------------- store-and-forward
@@ -215,13 +254,19 @@ FlowBackend::SfHop(std::shared_ptr<SfMessage> m)
     const int64_t cost = static_cast<int64_t>(std::trunc(link.latencyNs + ser));
     const int64_t start = std::max(now, m_linkFreeAt[dl]);
     m_linkFreeAt[dl] = start + hold;
-    Simulator::Schedule(NanoSeconds(start + cost - now), &FlowBackend::SfHop, this, std::move(m));
+    EventBatcher::Schedule(NanoSeconds(start + cost - now),
+                           [this, m = std::move(m)]() { SfHop(m); });
 }
 
 // ------------------------------------------------------------ fluid model
 
 void
-FlowBackend::SendFluid(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered)
+FlowBackend::SendFluid(const NetMessage& msg,
+                       SentCallback onSent,
+                       DeliveredCallback onDelivered,
+                       MessageSink* sink,
+                       uint64_t cookie,
+                       bool notifySent)
 {
     m_hops.clear();
     m_topo->AppendRoute(msg.src, msg.dst, msg.dim, m_hops);
@@ -236,7 +281,7 @@ FlowBackend::SendFluid(const NetMessage& msg, SentCallback onSent, DeliveredCall
     if (msg.bytes == 0)
     {
         const int64_t delay = std::llround(latency);
-        Simulator::Schedule(
+        EventBatcher::Schedule(
             NanoSeconds(delay),
             [this, msg, delay, onSent = std::move(onSent), onDelivered = std::move(onDelivered)]() {
                 m_deliveredTrace(msg, NanoSeconds(delay));
@@ -260,6 +305,9 @@ FlowBackend::SendFluid(const NetMessage& msg, SentCallback onSent, DeliveredCall
     f.msg = msg;
     f.onSent = std::move(onSent);
     f.onDelivered = std::move(onDelivered);
+    f.sink = sink;
+    f.cookie = cookie;
+    f.notifySent = notifySent;
     f.links.clear();
     for (const auto& h : m_hops)
     {
@@ -282,7 +330,7 @@ FlowBackend::SendFluid(const NetMessage& msg, SentCallback onSent, DeliveredCall
     if (!m_updateScheduled)
     {
         m_updateScheduled = true;
-        Simulator::ScheduleNow(&FlowBackend::ProcessDirty, this);
+        EventBatcher::Schedule(Time(0), &FlowBackend::ProcessDirtyItem, this);
     }
 }
 
@@ -311,9 +359,9 @@ FlowBackend::MaybeRecompute()
         if (!m_updateScheduled)
         {
             m_updateScheduled = true;
-            Simulator::Schedule(NanoSeconds(m_lastRecomputeNs + interval - now),
-                                &FlowBackend::ProcessDirty,
-                                this);
+            EventBatcher::Schedule(NanoSeconds(m_lastRecomputeNs + interval - now),
+                                   &FlowBackend::ProcessDirtyItem,
+                                   this);
         }
         return false;
     }
@@ -490,7 +538,7 @@ FlowBackend::Reschedule()
     }
     if (m_heap.empty())
     {
-        Simulator::Cancel(m_completionEvent);
+        ++m_completionGen; // cancel a pending completion
         m_completionAtNs = -1;
         return;
     }
@@ -498,14 +546,16 @@ FlowBackend::Reschedule()
     const int64_t at = std::max(
         now,
         static_cast<int64_t>(std::ceil(m_heap.top().finishNs - TimeEps(m_heap.top().finishNs))));
-    if (m_completionEvent.IsRunning() && at == m_completionAtNs)
+    if (at == m_completionAtNs)
     {
-        return;
+        return; // already pending for that time
     }
-    Simulator::Cancel(m_completionEvent);
+    ++m_completionGen; // cancel a pending completion
     m_completionAtNs = at;
-    m_completionEvent =
-        Simulator::Schedule(NanoSeconds(at - now), &FlowBackend::OnCompletion, this);
+    EventBatcher::Schedule(NanoSeconds(at - now),
+                           &FlowBackend::CompletionItem,
+                           this,
+                           m_completionGen);
 }
 
 void
@@ -552,17 +602,95 @@ FlowBackend::OnCompletion()
         Drained& d = m_drained[slot];
         d.msg = f.msg;
         d.sendNs = f.sendNs;
-        d.onSent = std::move(f.onSent);
-        d.onDelivered = std::move(f.onDelivered);
-        f.onSent = nullptr;
-        f.onDelivered = nullptr;
-        Simulator::Schedule(NanoSeconds(deliverAt - nowI),
-                            &FlowBackend::DeliverDrained,
-                            this,
-                            slot);
+        d.sink = f.sink;
+        d.cookie = f.cookie;
+        d.notifySent = f.notifySent;
+        if (!f.sink)
+        {
+            d.onSent = std::move(f.onSent);
+            d.onDelivered = std::move(f.onDelivered);
+            f.onSent = nullptr;
+            f.onDelivered = nullptr;
+        }
+        // one event per distinct delivery time: the flows of a step drain together
+        if (m_openDrainBatch == UINT32_MAX || m_openDrainAt != deliverAt)
+        {
+            if (m_freeDrainBatches.empty())
+            {
+                m_openDrainBatch = static_cast<uint32_t>(m_drainBatches.size());
+                m_drainBatches.emplace_back();
+            }
+            else
+            {
+                m_openDrainBatch = m_freeDrainBatches.back();
+                m_freeDrainBatches.pop_back();
+            }
+            m_openDrainAt = deliverAt;
+            EventBatcher::Schedule(NanoSeconds(deliverAt - nowI),
+                                   &FlowBackend::DeliverBatchItem,
+                                   this,
+                                   m_openDrainBatch);
+        }
+        m_drainBatches[m_openDrainBatch].push_back(slot);
     }
     MaybeRecompute();
     Reschedule();
+}
+
+void
+FlowBackend::ProcessDirtyItem(void* obj, uint64_t, uint64_t)
+{
+    auto* f = static_cast<FlowBackend*>(obj);
+    if (f->m_topo)
+    {
+        f->ProcessDirty();
+    }
+}
+
+void
+FlowBackend::CompletionItem(void* obj, uint64_t gen, uint64_t)
+{
+    auto* f = static_cast<FlowBackend*>(obj);
+    if (gen == f->m_completionGen && f->m_topo)
+    {
+        f->OnCompletion();
+    }
+}
+
+void
+FlowBackend::DeliverBatchItem(void* obj, uint64_t b, uint64_t)
+{
+    static_cast<FlowBackend*>(obj)->DeliverBatch(static_cast<uint32_t>(b));
+}
+
+bool
+FlowBackend::SupportsEventBatching() const
+{
+    return true;
+}
+
+void
+FlowBackend::DeliverBatch(uint32_t b)
+{
+    if (b >= m_drainBatches.size())
+    {
+        return; // disposed
+    }
+    if (m_openDrainBatch == b)
+    {
+        m_openDrainBatch = UINT32_MAX; // drains from now on start a new batch
+    }
+    // by index: deliveries may send, and new drains go to other batches
+    for (size_t i = 0; i < m_drainBatches[b].size(); ++i)
+    {
+        DeliverDrained(m_drainBatches[b][i]);
+        if (b >= m_drainBatches.size())
+        {
+            return; // disposed by a callback
+        }
+    }
+    m_drainBatches[b].clear();
+    m_freeDrainBatches.push_back(b);
 }
 
 void
@@ -576,6 +704,20 @@ FlowBackend::DeliverDrained(uint32_t slot)
     Drained& d = m_drained[slot];
     const NetMessage msg = d.msg;
     const int64_t sendNs = d.sendNs;
+    if (d.sink)
+    {
+        MessageSink* sink = d.sink;
+        const uint64_t cookie = d.cookie;
+        const bool notifySent = d.notifySent;
+        d.sink = nullptr;
+        m_freeDrained.push_back(slot);
+        if (!m_deliveredTrace.IsEmpty())
+        {
+            m_deliveredTrace(msg, NanoSeconds(Simulator::Now().GetNanoSeconds() - sendNs));
+        }
+        DeliverToSink(msg, sink, cookie, notifySent);
+        return;
+    }
     SentCallback onSent = std::move(d.onSent);
     DeliveredCallback onDelivered = std::move(d.onDelivered);
     d.onSent = nullptr;

@@ -84,6 +84,19 @@ class FlowBackend : public NetworkBackend
     std::shared_ptr<const Topology> GetTopology() const;
 
     void Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered) override;
+    /**
+     * As NetworkBackend::SendTo; fluid-model messages keep the sink and cookie
+     * in their flow slot instead of two callback objects. The hint is not used
+     * (message times here depend on the other traffic).
+     * \copydoc NetworkBackend::SendTo
+     */
+    Time SendTo(const NetMessage& msg,
+                MessageSink* sink,
+                uint64_t cookie,
+                bool notifySent,
+                MessageTimeHint* hint = nullptr) override;
+    /// \return true: every event of this backend goes through EventBatcher
+    bool SupportsEventBatching() const override;
     uint32_t GetNpuCount() const override;
     std::string GetName() const override;
     uint64_t GetPendingMessages() const override;
@@ -133,6 +146,9 @@ class FlowBackend : public NetworkBackend
         NetMessage msg;                //!< the message
         SentCallback onSent;           //!< sender callback
         DeliveredCallback onDelivered; //!< receiver callback
+        MessageSink* sink{nullptr};    //!< SendTo's sink (instead of the callbacks)
+        uint64_t cookie{0};            //!< SendTo's cookie
+        bool notifySent{false};        //!< SendTo's notifySent
         std::vector<uint32_t> links;   //!< directed link ids (2 x link + dir)
         double remaining{0};           //!< bytes left at lastNs
         double rate{0};                //!< bytes per ns
@@ -194,10 +210,18 @@ class FlowBackend : public NetworkBackend
     void Deliver(const NetMessage& msg,
                  const SentCallback& onSent,
                  const DeliveredCallback& onDelivered);
+    /// Deliver a SendTo message to its sink.
+    void DeliverToSink(const NetMessage& msg, MessageSink* sink, uint64_t cookie, bool notifySent);
     double NowNs() const;
 
     // fluid model
-    void SendFluid(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered);
+    /// Start a fluid-model flow (callbacks, or a sink if \p sink is not null).
+    void SendFluid(const NetMessage& msg,
+                   SentCallback onSent,
+                   DeliveredCallback onDelivered,
+                   MessageSink* sink,
+                   uint64_t cookie,
+                   bool notifySent);
     void ProcessDirty();
     /// Recompute now unless rate-limited (UpdateInterval); \return true if recomputed
     bool MaybeRecompute();
@@ -205,6 +229,12 @@ class FlowBackend : public NetworkBackend
     void OnCompletion();
     /// Deliver the drained message parked in slot \p slot of m_drained.
     void DeliverDrained(uint32_t slot);
+    /// Deliver every drained message of batch \p b (one event per distinct delivery time).
+    void DeliverBatch(uint32_t b);
+    /// EventBatcher entries (obj = the backend)
+    static void ProcessDirtyItem(void* obj, uint64_t, uint64_t);
+    static void CompletionItem(void* obj, uint64_t gen, uint64_t);
+    static void DeliverBatchItem(void* obj, uint64_t b, uint64_t);
     void Reschedule();
     void CleanHeap();
 
@@ -229,14 +259,22 @@ class FlowBackend : public NetworkBackend
         int64_t sendNs{0};             //!< Send() time
         SentCallback onSent;           //!< sender callback
         DeliveredCallback onDelivered; //!< receiver callback
+        MessageSink* sink{nullptr};    //!< SendTo's sink
+        uint64_t cookie{0};            //!< SendTo's cookie
+        bool notifySent{false};        //!< SendTo's notifySent
     };
 
     std::vector<Drained> m_drained;      //!< drained messages, by slot
     std::vector<uint32_t> m_freeDrained; //!< reusable slots of m_drained
-    uint64_t m_activeFlows{0};           //!< slots in use
+    /// drained slots delivered by one event (flows of one step drain together)
+    std::vector<std::vector<uint32_t>> m_drainBatches;
+    std::vector<uint32_t> m_freeDrainBatches; //!< reusable ids of m_drainBatches
+    uint32_t m_openDrainBatch{UINT32_MAX};    //!< batch still taking slots, or none
+    int64_t m_openDrainAt{-1};                //!< its delivery time (ns)
+    uint64_t m_activeFlows{0};                //!< slots in use
     std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> m_heap; //!< drains
-    EventId m_completionEvent;         //!< the earliest drain
-    int64_t m_completionAtNs{-1};      //!< when m_completionEvent fires
+    uint64_t m_completionGen{0};       //!< current completion item (older ones are stale)
+    int64_t m_completionAtNs{-1};      //!< when the current completion item runs (-1: none)
     std::vector<uint32_t> m_dirty;     //!< links whose flow set changed
     bool m_updateScheduled{false};     //!< a ProcessDirty event is pending
     uint64_t m_epoch{0};               //!< BFS epoch counter
