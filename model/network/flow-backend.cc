@@ -683,6 +683,15 @@ FlowBackend::DeliverBatch(uint32_t b)
     // by index: deliveries may send, and new drains go to other batches
     for (size_t i = 0; i < m_drainBatches[b].size(); ++i)
     {
+        constexpr size_t kAhead = 4;
+        if (i + kAhead < m_drainBatches[b].size())
+        {
+            const Drained& a = m_drained[m_drainBatches[b][i + kAhead]];
+            if (a.sink)
+            {
+                a.sink->PrefetchHint(a.msg, a.notifySent ? a.cookie : 0);
+            }
+        }
         DeliverDrained(m_drainBatches[b][i]);
         if (b >= m_drainBatches.size())
         {

@@ -24,6 +24,11 @@ NetworkBackend::~NetworkBackend() = default;
 
 MessageSink::~MessageSink() = default;
 
+void
+MessageSink::PrefetchHint(const NetMessage&, uint64_t)
+{
+}
+
 Time
 NetworkBackend::SendTo(const NetMessage& msg,
                        MessageSink* sink,

@@ -87,6 +87,14 @@ class MessageSink
      * \param msg the message
      */
     virtual void MessageDelivered(const NetMessage& msg) = 0;
+    /**
+     * A backend about to complete many messages in a row may announce them a
+     * few messages ahead, so that the sink can prefetch what it will touch
+     * (default: nothing). Purely a performance hint.
+     * \param msg a message that will complete soon
+     * \param cookie its SendTo cookie if MessageSent will be called, else 0
+     */
+    virtual void PrefetchHint(const NetMessage& msg, uint64_t cookie);
 };
 
 /**

@@ -444,6 +444,21 @@ SystemContext::MessageDelivered(const NetMessage& msg)
     }
 }
 
+void
+SystemContext::PrefetchHint(const NetMessage& msg, uint64_t cookie)
+{
+    if (msg.dst < m_systems.size())
+    {
+        const char* sys = reinterpret_cast<const char*>(PeekPointer(m_systems[msg.dst]));
+        __builtin_prefetch(sys);
+        __builtin_prefetch(sys + 64);
+    }
+    if (cookie)
+    {
+        __builtin_prefetch(reinterpret_cast<const void*>(uintptr_t(cookie))); // the stream
+    }
+}
+
 uint64_t
 SystemContext::GetMessagesSent() const
 {

@@ -138,6 +138,8 @@ class SystemContext : public Object, public MessageSink
     void MessageSent(const NetMessage& msg, uint64_t cookie) override;
     /// \internal MessageSink: deliver to the destination system
     void MessageDelivered(const NetMessage& msg) override;
+    /// \internal MessageSink: prefetch the destination system and the sending stream
+    void PrefetchHint(const NetMessage& msg, uint64_t cookie) override;
 
     /**
      * \internal Hand a ring step's message to a backend with fixed message
