@@ -164,6 +164,86 @@ class AnalyticalClosedFormTest : public TestCase
 };
 
 /// Fluid model: one message alone, two sharing a link, a late arrival.
+/**
+ * The analytical backend's per-message fast paths: SendUnscheduled returns the
+ * same time as GetMessageTime and keeps the pending count until
+ * CompleteUnscheduled; it is declined while a Delivered sink is connected; a
+ * caller's MessageTimeHint never returns a time of another topology or of the
+ * other rounding mode; backends without fixed times decline.
+ */
+class AnalyticalUnscheduledTest : public TestCase
+{
+  public:
+    AnalyticalUnscheduledTest()
+        : TestCase("Analytical: SendUnscheduled, time hints, fixed message times")
+    {
+    }
+
+  private:
+    static void OnDelivered(uint32_t* n, const NetMessage&, Time)
+    {
+        ++*n;
+    }
+
+    void DoRun() override
+    {
+        const Topology ring = Topology::FromDimensions({{DimType::RING, 8, 50, 500}});
+        const Topology slow = Topology::FromDimensions({{DimType::RING, 8, 25, 700}});
+        auto a = MakeAnalytical(ring);
+        NS_TEST_ASSERT_MSG_EQ(a->HasFixedMessageTimes(), true, "analytical times are fixed");
+        const NetMessage m = Msg(0, 1, 65536, 3);
+        MessageTimeHint hint;
+        const int64_t t = a->SendUnscheduled(m, &hint);
+        NS_TEST_ASSERT_MSG_EQ(t, a->GetMessageTime(m).GetTimeStep(), "same as GetMessageTime");
+        NS_TEST_ASSERT_MSG_EQ(t, NanoSeconds(1721).GetTimeStep(), "500 + 1220.70 rounds to 1721");
+        NS_TEST_ASSERT_MSG_EQ(a->GetPendingMessages(), 1, "pending until completed");
+        NS_TEST_ASSERT_MSG_EQ(a->SendUnscheduled(m, &hint), t, "through the hint");
+        a->CompleteUnscheduled(m);
+        a->CompleteUnscheduled(m);
+        NS_TEST_ASSERT_MSG_EQ(a->GetPendingMessages(), 0, "none pending");
+        NS_TEST_ASSERT_MSG_EQ(a->GetDeliveredMessages(), 2, "two delivered");
+        NS_TEST_ASSERT_MSG_EQ(a->GetDeliveredBytes(), 131072, "bytes delivered");
+
+        // the hint was filled on `ring`: a new topology and the compat rounding must not
+        // reuse it
+        a->SetTopology(slow);
+        const int64_t ts = a->SendUnscheduled(m, &hint);
+        for (int i = 0; i < 4; ++i)
+        {
+            a->CompleteUnscheduled(m); // this and the next three sends
+        }
+        NS_TEST_ASSERT_MSG_EQ(ts, NanoSeconds(3141).GetTimeStep(), "new topology: 700 + 2441.41");
+        const NetMessage odd = Msg(0, 1, 65539, 4); // 700 + 2441.52: rounds up, truncates down
+        NS_TEST_ASSERT_MSG_EQ(a->SendUnscheduled(odd, &hint),
+                              NanoSeconds(3142).GetTimeStep(),
+                              "default rounds");
+        a->SetAttribute("Compat", BooleanValue(true));
+        NS_TEST_ASSERT_MSG_EQ(a->SendUnscheduled(odd, &hint),
+                              NanoSeconds(3141).GetTimeStep(),
+                              "compat truncates, not the hint's rounded time");
+        a->SetAttribute("Compat", BooleanValue(false));
+        NS_TEST_ASSERT_MSG_EQ(a->SendUnscheduled(odd, &hint),
+                              NanoSeconds(3142).GetTimeStep(),
+                              "default rounds, not the hint's compat time");
+        // a second backend on the same topology object has its own stamp
+        auto b = MakeAnalytical(ring);
+        NS_TEST_ASSERT_MSG_EQ(b->SendUnscheduled(odd, &hint),
+                              b->GetMessageTime(odd).GetTimeStep(),
+                              "another backend does not reuse the hint");
+
+        // a Delivered sink must see every delivery: declined
+        uint32_t seen = 0;
+        b->TraceConnectWithoutContext("Delivered", MakeBoundCallback(&OnDelivered, &seen));
+        NS_TEST_ASSERT_MSG_EQ(b->SendUnscheduled(m, nullptr), -1, "declined with a trace sink");
+
+        auto f = MakeFlow(ring);
+        NS_TEST_ASSERT_MSG_EQ(f->HasFixedMessageTimes(), false, "flow times are not fixed");
+        NS_TEST_ASSERT_MSG_EQ(f->SendUnscheduled(m, nullptr), -1, "flow declines");
+        NS_TEST_ASSERT_MSG_EQ(f->GetPendingMessages(), 0, "nothing accounted");
+        Simulator::Destroy();
+    }
+};
+
 class FlowSharingTest : public TestCase
 {
   public:
@@ -510,6 +590,7 @@ class NetworkBackendTestSuite : public TestSuite
         : TestSuite("astra-sim-network-backends", UNIT)
     {
         AddTestCase(new AnalyticalClosedFormTest, TestCase::QUICK);
+        AddTestCase(new AnalyticalUnscheduledTest, TestCase::QUICK);
         AddTestCase(new FlowSharingTest, TestCase::QUICK);
         AddTestCase(new FlowMaxMinTest, TestCase::QUICK);
         AddTestCase(new FlowUpdateIntervalTest, TestCase::QUICK);

@@ -884,7 +884,7 @@ class HpccConfigTestCase : public TestCase
 {
   public:
     HpccConfigTestCase()
-        : TestCase("HPCC/SimAI config.txt: attributes, per-rate ECN maps, ignored keys")
+        : TestCase("HPCC and SimAI config.txt: attributes, per-rate ECN maps, ignored keys")
     {
     }
 

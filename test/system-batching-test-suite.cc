@@ -12,6 +12,9 @@
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 
+#include <algorithm>
+#include <functional>
+#include <map>
 #include <sstream>
 
 using namespace ns3;
@@ -176,12 +179,18 @@ Observed
 RunObserved(bool batched,
             std::shared_ptr<const Topology> topo,
             const SystemParams& p,
-            const Graphs& gs)
+            const Graphs& gs,
+            const std::string& backend = "analytical",
+            bool shortcuts = true,
+            const std::map<std::string, std::vector<uint32_t>>& groups = {})
 {
     Config::SetDefault("ns3::astra::SystemContext::EventBatching", BooleanValue(batched));
+    Config::SetDefault("ns3::astra::SystemContext::FixedTimeShortcuts", BooleanValue(shortcuts));
     std::ostringstream msgs;
     std::ostringstream ends;
     AstraRunOptions o;
+    o.backend = backend;
+    o.commGroups = groups;
     o.hook = [&](Ptr<SystemContext> ctx, const std::vector<Ptr<AstraSimApplication>>&) {
         ctx->TraceConnectWithoutContext("MessageSent", MakeBoundCallback(&OnSent, &msgs));
         for (uint32_t i = 0; i < ctx->GetNpuCount(); ++i)
@@ -193,6 +202,7 @@ RunObserved(bool batched,
     Observed ob;
     ob.res = AstraSimHelper::Run(topo, p, gs, o);
     Config::SetDefault("ns3::astra::SystemContext::EventBatching", BooleanValue(true));
+    Config::SetDefault("ns3::astra::SystemContext::FixedTimeShortcuts", BooleanValue(true));
     ob.messages = msgs.str();
     ob.ends = ends.str();
     return ob;
@@ -211,10 +221,11 @@ class BatchingIdentityCase : public TestCase
     void Check(const std::string& what,
                std::shared_ptr<const Topology> topo,
                const SystemParams& p,
-               const Graphs& gs)
+               const Graphs& gs,
+               const std::string& backend = "analytical")
     {
-        Observed off = RunObserved(false, topo, p, gs);
-        Observed on = RunObserved(true, topo, p, gs);
+        Observed off = RunObserved(false, topo, p, gs, backend);
+        Observed on = RunObserved(true, topo, p, gs, backend);
         NS_TEST_EXPECT_MSG_EQ(off.res.unfinished.empty(), true, what << ": finished");
         NS_TEST_EXPECT_MSG_EQ(off.res.error, "", what << ": no error");
         NS_TEST_EXPECT_MSG_EQ((on.res.finishNs == off.res.finishNs), true, what << ": finish");
@@ -235,8 +246,10 @@ class BatchingIdentityCase : public TestCase
         auto topo2 = TopoDims({{DimType::RING, 4, 100, 200}, {DimType::SWITCH, 2, 50, 700}});
         SystemParams p = Params(2, 1, 10, 500, false);
         Check("mixed, default model", topo2, p, Mixed(8));
+        Check("mixed, default model, flow backend", topo2, p, Mixed(8), "flow");
         p.compat = true;
         Check("mixed, compat", topo2, p, Mixed(8));
+        Check("mixed, compat, flow backend", topo2, p, Mixed(8), "flow");
         // LIFO with more chunks than slots: slot choices depend on same-time order
         SystemParams q = Params(8, 2, 10, 1600, false);
         q.scheduling = SchedulingPolicy::LIFO;
@@ -256,6 +269,200 @@ class BatchingIdentityCase : public TestCase
             gs.push_back(w);
         }
         Check("two concurrent collectives, LIFO, 3-D", topo3, q, gs);
+        Check("two concurrent collectives, LIFO, 3-D, flow backend", topo3, q, gs, "flow");
+    }
+};
+
+/// \return the lines of \p s sorted (a multiset of traced events, order aside)
+std::string
+SortedLines(const std::string& s)
+{
+    std::vector<std::string> v;
+    std::istringstream is(s);
+    for (std::string l; std::getline(is, l);)
+    {
+        v.push_back(l);
+    }
+    std::sort(v.begin(), v.end());
+    std::string out;
+    for (const auto& l : v)
+    {
+        out += l + "\n";
+    }
+    return out;
+}
+
+/**
+ * The analytical backend's fixed-time shortcuts (sends completed by time, a
+ * ring arrival folded with its processing) change no time: the same messages
+ * at the same times, the same collective ends and finish times as with two
+ * backend events per message. Workloads where NPUs reach collectives at
+ * different times (steps posted before, between and after arrivals), several
+ * chunks and hierarchical phases.
+ */
+class FixedTimeShortcutsCase : public TestCase
+{
+  public:
+    FixedTimeShortcutsCase()
+        : TestCase("Fixed-time shortcuts leave every message time unchanged")
+    {
+    }
+
+  private:
+    void Check(const std::string& what,
+               std::shared_ptr<const Topology> topo,
+               const SystemParams& p,
+               const Graphs& gs,
+               const std::map<std::string, std::vector<uint32_t>>& groups = {})
+    {
+        Observed plain = RunObserved(true, topo, p, gs, "analytical", false, groups);
+        Observed fast = RunObserved(true, topo, p, gs, "analytical", true, groups);
+        NS_TEST_EXPECT_MSG_EQ(plain.res.unfinished.empty(), true, what << ": finished");
+        NS_TEST_EXPECT_MSG_EQ(fast.res.unfinished.empty(), true, what << ": finished");
+        NS_TEST_EXPECT_MSG_EQ((fast.res.finishNs == plain.res.finishNs), true, what << ": finish");
+        NS_TEST_EXPECT_MSG_EQ(fast.res.messages, plain.res.messages, what << ": messages");
+        NS_TEST_EXPECT_MSG_EQ((SortedLines(fast.messages) == SortedLines(plain.messages)),
+                              true,
+                              what << ": message times");
+        NS_TEST_EXPECT_MSG_EQ((SortedLines(fast.ends) == SortedLines(plain.ends)),
+                              true,
+                              what << ": collective end times");
+        NS_TEST_EXPECT_MSG_EQ(fast.res.records.size(), plain.res.records.size(), what);
+        for (size_t i = 0; i < fast.res.records.size() && i < plain.res.records.size(); ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(fast.res.records[i].end, plain.res.records[i].end, what);
+        }
+        // one item per ring message instead of two
+        NS_TEST_EXPECT_MSG_LT(fast.res.events, plain.res.events, what << ": ns-3 events");
+    }
+
+    /// NPU r computes r * skew ns, then runs two collectives of \p bytes (on group
+    /// \p group(r), "" = all NPUs)
+    static Graphs Skewed(uint32_t n,
+                         CollType t,
+                         uint64_t bytes,
+                         uint64_t skew,
+                         std::function<std::string(uint32_t)> group = nullptr)
+    {
+        Graphs gs;
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            auto g = std::make_shared<WorkloadGraph>();
+            g->file = "skew." + std::to_string(r);
+            g->rank = r;
+            WorkloadNode c;
+            c.id = 1;
+            c.name = "c";
+            c.kind = NodeKind::COMP;
+            c.durationNs = 1 + r * skew;
+            g->nodes.push_back(c);
+            WorkloadNode a;
+            a.id = 2;
+            a.name = "coll";
+            a.kind = NodeKind::COMM_COLL;
+            a.collType = t;
+            a.commSize = bytes;
+            a.dataDeps = {1};
+            a.pgName = group ? group(r) : "";
+            g->nodes.push_back(a);
+            WorkloadNode b = a;
+            b.id = 3;
+            b.name = "coll2";
+            b.dataDeps = {2};
+            g->nodes.push_back(b);
+            g->BuildIndex();
+            gs.push_back(g);
+        }
+        return gs;
+    }
+
+    void DoRun() override
+    {
+        auto topo2 = TopoDims({{DimType::RING, 4, 100, 200}, {DimType::SWITCH, 2, 50, 700}});
+        SystemParams p = Params(2, 1, 10, 500, false);
+        Check("mixed", topo2, p, Mixed(8));
+        auto ring8 = Topo1D(DimType::RING, 8);
+        SystemParams q = Params(4, 2, 10, 1600, false);
+        for (uint64_t skew : {0, 7, 300, 5000})
+        {
+            Check("ring 8, all-reduce, skew " + std::to_string(skew),
+                  ring8,
+                  q,
+                  Skewed(8, CollType::ALL_REDUCE, 3 << 20, skew));
+            Check("ring 8, all-gather, skew " + std::to_string(skew),
+                  ring8,
+                  q,
+                  Skewed(8, CollType::ALL_GATHER, 1 << 18, skew));
+        }
+        auto topo3 = TopoDims({{DimType::RING, 4, 200, 100},
+                               {DimType::RING, 2, 100, 500},
+                               {DimType::SWITCH, 2, 50, 1000}});
+        SystemParams h = Params(8, 2, 10, 1600, false);
+        h.optimization = CollOptimization::LOCAL_BW_AWARE;
+        Check("3-D hierarchical all-reduce, skew 900",
+              topo3,
+              h,
+              Skewed(16, CollType::ALL_REDUCE, 5 << 20, 900));
+        Check("3-D reduce-scatter, skew 40",
+              topo3,
+              h,
+              Skewed(16, CollType::REDUCE_SCATTER, 1 << 20, 40));
+        // irregular groups: a flat ring routed over paths of 1-3 hops, so neighbours' steps
+        // are posted before, between and after the arrivals
+        std::map<std::string, std::vector<uint32_t>> groups{{"A", {0, 1, 5, 6}},
+                                                            {"B", {2, 3, 4, 7}}};
+        auto inA = [](uint32_t r) { return r == 0 || r == 1 || r == 5 || r == 6 ? "A" : "B"; };
+        for (uint64_t skew : {0, 150, 2000})
+        {
+            Check("irregular groups, all-reduce, skew " + std::to_string(skew),
+                  topo2,
+                  q,
+                  Skewed(8, CollType::ALL_REDUCE, 1 << 20, skew, inA),
+                  groups);
+        }
+        CheckAdmission();
+    }
+
+    /**
+     * Two collectives issued in opposite orders on even and odd NPUs with one slot per
+     * dimension: chunks are admitted when a peer's first message arrives. With the
+     * shortcuts that message's arrival and processing are one event, so the admission
+     * happens one processing delay later: the run may differ in time, by a few
+     * processing delays, never in what is sent.
+     */
+    void CheckAdmission()
+    {
+        auto topo2 = TopoDims({{DimType::RING, 4, 100, 200}, {DimType::SWITCH, 2, 50, 700}});
+        SystemParams z = Params(4, 1, 10, 100, false);
+        z.scheduling = SchedulingPolicy::LIFO;
+        Graphs go;
+        for (uint32_t r = 0; r < 8; ++r)
+        {
+            auto g = std::make_shared<WorkloadGraph>();
+            g->file = "order." + std::to_string(r);
+            g->rank = r;
+            for (int k = 0; k < 2; ++k)
+            {
+                WorkloadNode a;
+                a.id = k + 1;
+                const bool x = (k == 0) == (r % 2 == 0);
+                a.name = x ? "X" : "Y";
+                a.kind = NodeKind::COMM_COLL;
+                a.collType = CollType::ALL_REDUCE;
+                a.commSize = x ? (1 << 20) : (3 << 20);
+                g->nodes.push_back(a);
+            }
+            g->BuildIndex();
+            go.push_back(g);
+        }
+        Observed plain = RunObserved(true, topo2, z, go, "analytical", false);
+        Observed fast = RunObserved(true, topo2, z, go, "analytical", true);
+        NS_TEST_EXPECT_MSG_EQ(plain.res.unfinished.empty(), true, "admission: finished");
+        NS_TEST_EXPECT_MSG_EQ(fast.res.unfinished.empty(), true, "admission: finished");
+        NS_TEST_EXPECT_MSG_EQ(fast.res.messages, plain.res.messages, "admission: messages");
+        const double a = double(fast.res.MaxFinish());
+        const double b = double(plain.res.MaxFinish());
+        NS_TEST_EXPECT_MSG_EQ_TOL(a / b, 1.0, 0.01, "admission: finish within 1 %");
     }
 };
 
@@ -308,6 +515,7 @@ class SystemBatchingTestSuite : public TestSuite
     {
         AddTestCase(new BatcherOrderCase(), TestCase::QUICK);
         AddTestCase(new BatchingIdentityCase(), TestCase::QUICK);
+        AddTestCase(new FixedTimeShortcutsCase, TestCase::QUICK);
         AddTestCase(new BatchingCountCase(), TestCase::QUICK);
     }
 };

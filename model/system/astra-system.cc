@@ -98,6 +98,16 @@ SystemContext::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&SystemContext::m_batching),
                           MakeBooleanChecker())
+            .AddAttribute("FixedTimeShortcuts",
+                          "With a backend whose message times are fixed at send (analytical): "
+                          "sends complete by their known time instead of a notification, and "
+                          "a ring step's arrival and its processing are one event. Message "
+                          "times are unchanged; only the order of equal-time events (and the "
+                          "moment a queued chunk is admitted on a peer's first message) can "
+                          "differ. Off: two backend events per message as with other backends.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&SystemContext::m_useFixedTimes),
+                          MakeBooleanChecker())
             .AddTraceSource("MessageSent",
                             "A message was handed to the network backend",
                             MakeTraceSourceAccessor(&SystemContext::m_sentTrace),
@@ -133,7 +143,7 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
     m_backend = backend;
     m_dims = dims;
     m_params = params;
-    m_fixedTimes = backend && backend->HasFixedMessageTimes();
+    m_fixedTimes = m_useFixedTimes && backend && backend->HasFixedMessageTimes();
     if (m_batching && backend && backend->SupportsEventBatching())
     {
         EventBatcher::Reset();

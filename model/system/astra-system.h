@@ -209,8 +209,9 @@ class SystemContext : public Object, public MessageSink
     uint64_t m_sent{0};
     NetworkBackend::DeliveredCallback m_deliverCb; //!< dispatches deliveries to systems
     bool m_batching{true};                         //!< EventBatching attribute
-    bool m_fixedTimes{false};                      //!< backend->HasFixedMessageTimes()
-    bool m_batcherOwner{false};                    //!< this context enabled the EventBatcher
+    bool m_useFixedTimes{true};                    //!< FixedTimeShortcuts attribute
+    bool m_fixedTimes{false};   //!< m_useFixedTimes && backend->HasFixedMessageTimes()
+    bool m_batcherOwner{false}; //!< this context enabled the EventBatcher
     TracedCallback<const NetMessage&> m_sentTrace;
 
     /// ProcessingDelay memo entry (NPUs of one phase receive the same sizes, so a small
