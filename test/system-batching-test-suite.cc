@@ -421,6 +421,45 @@ class FixedTimeShortcutsCase : public TestCase
                   groups);
         }
         CheckAdmission();
+        // a second all-reduce on line 0 only: that line's chunks reach dimension 1 late, so
+        // its dimension-1 rings start with lags, and some steps are posted between a
+        // message's arrival and the end of its processing (slow local memory: long
+        // reduction delays)
+        for (double lmbw : {1.0, 10.0})
+        {
+            auto t44 = TopoDims({{DimType::RING, 4, 100, 200}, {DimType::RING, 4, 50, 700}});
+            SystemParams z = Params(2, 1, 10, lmbw, false);
+            Graphs gl;
+            for (uint32_t r = 0; r < 16; ++r)
+            {
+                auto g = std::make_shared<WorkloadGraph>();
+                g->file = "lag." + std::to_string(r);
+                g->rank = r;
+                WorkloadNode y;
+                y.id = 1;
+                y.name = "Y";
+                y.kind = NodeKind::COMM_COLL;
+                y.collType = CollType::ALL_REDUCE;
+                y.commSize = 1 << 20;
+                if (r < 4)
+                {
+                    WorkloadNode l0 = y;
+                    l0.id = 2;
+                    l0.name = "Z";
+                    l0.commSize = 1 << 16;
+                    l0.pgName = "L0";
+                    g->nodes.push_back(l0);
+                }
+                g->nodes.push_back(y);
+                g->BuildIndex();
+                gl.push_back(g);
+            }
+            Check("lagging line, local memory " + std::to_string(int(lmbw)) + " GB/s",
+                  t44,
+                  z,
+                  gl,
+                  {{"L0", {0, 1, 2, 3}}});
+        }
     }
 
     /**
