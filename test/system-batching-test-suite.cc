@@ -345,31 +345,23 @@ class FixedTimeShortcutsCase : public TestCase
                          std::function<std::string(uint32_t)> group = nullptr)
     {
         Graphs gs;
-        for (uint32_t r = 0; r < n; ++r)
+        for (const auto& base : CollGraphs(n, t, bytes))
         {
-            auto g = std::make_shared<WorkloadGraph>();
-            g->file = "skew." + std::to_string(r);
-            g->rank = r;
+            auto g = std::make_shared<WorkloadGraph>(*base);
+            WorkloadNode a = g->nodes[0]; // the collective, after a compute node
+            a.id = 2;
+            a.dataDeps = {1};
+            a.pgName = group ? group(g->rank) : "";
             WorkloadNode c;
             c.id = 1;
             c.name = "c";
             c.kind = NodeKind::COMP;
-            c.durationNs = 1 + r * skew;
-            g->nodes.push_back(c);
-            WorkloadNode a;
-            a.id = 2;
-            a.name = "coll";
-            a.kind = NodeKind::COMM_COLL;
-            a.collType = t;
-            a.commSize = bytes;
-            a.dataDeps = {1};
-            a.pgName = group ? group(r) : "";
-            g->nodes.push_back(a);
+            c.durationNs = 1 + g->rank * skew;
             WorkloadNode b = a;
             b.id = 3;
             b.name = "coll2";
             b.dataDeps = {2};
-            g->nodes.push_back(b);
+            g->nodes = {c, a, b};
             g->BuildIndex();
             gs.push_back(g);
         }
@@ -430,28 +422,19 @@ class FixedTimeShortcutsCase : public TestCase
             auto t44 = TopoDims({{DimType::RING, 4, 100, 200}, {DimType::RING, 4, 50, 700}});
             SystemParams z = Params(2, 1, 10, lmbw, false);
             Graphs gl;
-            for (uint32_t r = 0; r < 16; ++r)
+            for (const auto& base : CollGraphs(16, CollType::ALL_REDUCE, 1 << 20))
             {
-                auto g = std::make_shared<WorkloadGraph>();
-                g->file = "lag." + std::to_string(r);
-                g->rank = r;
-                WorkloadNode y;
-                y.id = 1;
-                y.name = "Y";
-                y.kind = NodeKind::COMM_COLL;
-                y.collType = CollType::ALL_REDUCE;
-                y.commSize = 1 << 20;
-                if (r < 4)
+                auto g = std::make_shared<WorkloadGraph>(*base);
+                if (g->rank < 4)
                 {
-                    WorkloadNode l0 = y;
+                    WorkloadNode l0 = g->nodes[0];
                     l0.id = 2;
                     l0.name = "Z";
                     l0.commSize = 1 << 16;
                     l0.pgName = "L0";
-                    g->nodes.push_back(l0);
+                    g->nodes.insert(g->nodes.begin(), l0); // issued first
+                    g->BuildIndex();
                 }
-                g->nodes.push_back(y);
-                g->BuildIndex();
                 gl.push_back(g);
             }
             Check("lagging line, local memory " + std::to_string(int(lmbw)) + " GB/s",
