@@ -144,6 +144,13 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
     m_dims = dims;
     m_params = params;
     m_fixedTimes = m_useFixedTimes && backend && backend->HasFixedMessageTimes();
+    for (auto& row : m_pd)
+    {
+        for (auto& e : row)
+        {
+            e = PdMemo{}; // the parameters may have changed
+        }
+    }
     if (m_batching && backend && backend->SupportsEventBatching())
     {
         EventBatcher::Reset();
@@ -401,12 +408,6 @@ AstraSystem*
 SystemContext::PeekSystem(uint32_t npu) const
 {
     return PeekPointer(m_systems[npu]);
-}
-
-Time
-SystemContext::ProcessingDelay(uint64_t bytes, bool reduce) const
-{
-    return TimeStep(ProcessingDelaySteps(bytes, reduce));
 }
 
 int64_t
@@ -1083,12 +1084,6 @@ AstraSystem::PumpAll()
             Pump(q);
         }
     }
-}
-
-Time
-AstraSystem::ProcessingDelay(uint64_t bytes, bool reduce) const
-{
-    return m_ctx->ProcessingDelay(bytes, reduce);
 }
 
 void

@@ -162,10 +162,9 @@ class SystemContext : public Object, public MessageSink
     void ScheduleArrival(int64_t delay, const NetMessage& msg, AstraSystem* dst, const void* touch);
     /// \internal \return the system of \p npu without a reference count (hot paths)
     AstraSystem* PeekSystem(uint32_t npu) const;
-    /// \internal \return the receiver's processing delay of a message (endpoint + reduction)
-    Time ProcessingDelay(uint64_t bytes, bool reduce) const;
 
-    /// \internal ProcessingDelay in time steps (memoized; per-message paths)
+    /// \internal \return the receiver's processing delay of a message (endpoint +
+    /// reduction) in time steps (memoized; per-message paths)
     int64_t ProcessingDelaySteps(uint64_t bytes, bool reduce) const
     {
         if (!m_params.compat)
@@ -532,7 +531,6 @@ class AstraSystem : public Object
     void CustomRun(Stream* s);
     void CustomNodeDone(Stream* s, uint32_t idx);
     void CustomTryRecv(Stream* s);
-    Time ProcessingDelay(uint64_t bytes, bool reduce) const;
     /// \return a stream pointer as an EventBatcher argument
     static uint64_t Pack(Stream* s);
     /// EventBatcher entries (obj = the AstraSystem, a = Pack(stream), b = node index)
