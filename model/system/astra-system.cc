@@ -101,10 +101,10 @@ SystemContext::GetTypeId()
             .AddAttribute("FixedTimeShortcuts",
                           "With a backend whose message times are fixed at send (analytical): "
                           "sends complete by their known time instead of a notification, and "
-                          "a ring step's arrival and its processing are one event. Message "
-                          "times are unchanged; only the order of equal-time events (and the "
-                          "moment a queued chunk is admitted on a peer's first message) can "
-                          "differ. Off: two backend events per message as with other backends.",
+                          "a ring step's arrival and its processing are one event (from a "
+                          "phase's second step on). Message times are unchanged; only the "
+                          "order of equal-time events can differ. Off: two backend events "
+                          "per message as with other backends.",
                           BooleanValue(true),
                           MakeBooleanAccessor(&SystemContext::m_useFixedTimes),
                           MakeBooleanChecker())
@@ -1129,9 +1129,9 @@ AstraSystem::StartPhase(Stream* s)
 }
 
 void
-AstraSystem::SendStep(Stream* s, const NetMessage& msg, bool ring)
+AstraSystem::SendStep(Stream* s, const NetMessage& msg, bool fold)
 {
-    if (ring && m_fixed && !m_compat)
+    if (fold && m_fixed && !m_compat)
     {
         // one event per message: the arrival at the next member folded with its processing
         // (the receiver's reduce flag of this step is this stream's: same ring phase)
@@ -1212,7 +1212,9 @@ AstraSystem::StartStep(Stream* s)
             msg.dim = s->dim;
             msg.tag = s->tagBase | (uint64_t(s->step) & kStepMask);
             msg.tclass = TrafficClass::COLLECTIVE;
-            SendStep(s, msg, true);
+            // step 0 is not folded: a peer's stream still queued for this phase is admitted
+            // by its first message, which must reach it at the arrival time
+            SendStep(s, msg, s->step > 0);
             s->outstanding = 1;
             s->reduce = s->step < s->reduceSteps;
         }

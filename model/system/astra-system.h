@@ -521,9 +521,10 @@ class AstraSystem : public Object
     void PhaseDone(Stream* s);
     /// all steps of the phase ran: finish it now, or when its sends complete
     void StepsDone(Stream* s);
-    /// send one step message of \p s (completion accounted per backend kind; \p ring:
-    /// a ring step, whose arrival may be folded with the receiver's processing)
-    void SendStep(Stream* s, const NetMessage& msg, bool ring);
+    /// send one step message of \p s (completion accounted per backend kind; \p fold:
+    /// a ring step after the first, whose arrival may be folded with the receiver's
+    /// processing)
+    void SendStep(Stream* s, const NetMessage& msg, bool fold);
     void StreamDone(Stream* s);
     /// \param processed the message comes from ArriveProcessed (folded with processing)
     void HandleCollMessage(const NetMessage& msg, bool processed);
