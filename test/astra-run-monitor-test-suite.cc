@@ -3,7 +3,8 @@
  * AstraRunMonitor on the packet-level RoCE backend and the scenario script's
  * path (examples/scenario-hierarchical-allreduce.cc, doc/tutorial.rst):
  *  (a) an unmatched RECV: hang reported within [HangTimeout, 1.5 HangTimeout],
- *      naming the NPU and the node (id, name, type, peer, tag, bytes);
+ *      naming the NPU and the node (id, name, type, peer, tag, bytes); also
+ *      while background traffic on the same host stacks keeps packets moving;
  *  (b) all-to-opposite on a switch-less ring with PFC: the cyclic buffer
  *      dependency deadlocks; the report contains the pause cycle;
  *  (c) NICs that ignore PFC on a lossless class: lossless drops reported with
@@ -132,6 +133,59 @@ class UnmatchedRecvTestCase : public TestCase
             true,
             printed.str());
         NS_TEST_ASSERT_MSG_EQ(Contains(printed.str(), report), true, "status carries the report");
+        sc.Destroy();
+        Config::Reset();
+    }
+};
+
+/**
+ * (a') the same unmatched RECV while a long background flow (posted straight on
+ * the host stacks, not by the workload) keeps packets moving: its packets are
+ * not the workload's progress, so the hang is still reported within
+ * [T, 1.5 T] and the background flow is still running then.
+ */
+class BackgroundTrafficHangTestCase : public TestCase
+{
+  public:
+    BackgroundTrafficHangTestCase()
+        : TestCase("(a') background traffic does not hide an unmatched RECV")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const Time timeout = MicroSeconds(100);
+        std::vector<DimensionSpec> dims{{DimType::SWITCH, 2, 50.0, 500.0}};
+        auto topo = std::make_shared<Topology>(Topology::FromDimensions(dims));
+        AstraSimScenario sc;
+        sc.SetTopology(topo);
+        sc.SetWorkloads({Graph(0, {P2p(4, "recv-never-sent", NodeKind::COMM_RECV, 1, 7, 4096)}),
+                         Graph(1, {P2p(5, "sent", NodeKind::COMM_SEND, 0, 8, 65536)})});
+        sc.SetBackend("roce");
+        sc.GetMonitor()->SetAttribute("HangTimeout", TimeValue(timeout));
+        sc.GetMonitor()->SetAttribute("ProgressInterval", DoubleValue(0));
+        sc.Build();
+        Ptr<RoceBackend> rb = sc.GetRoceBackend();
+        NS_TEST_ASSERT_MSG_NE(rb, nullptr, "roce backend");
+        // 256 MiB from host 1 to host 0: ~5 ms at 50 GiB/s, far beyond the timeout
+        Ptr<RdmaHostStack> h0 = rb->GetHostStack(0);
+        Ptr<RdmaHostStack> h1 = rb->GetHostStack(1);
+        Ptr<RdmaQueuePair> bg = h1->GetOrCreateQp(h0->GetHostIndex(), 3, 0);
+        h1->PostWrite(bg, uint64_t(256) << 20, RoceBackend::kForeignTagBit | 99);
+        int status = sc.Run(Seconds(1));
+        const Time stop = Simulator::Now();
+        const std::string report = sc.GetMonitor()->GetHangReport();
+        NS_TEST_ASSERT_MSG_EQ(status, 2, "non-zero status: unfinished");
+        NS_TEST_ASSERT_MSG_EQ(sc.GetMonitor()->IsHung(), true, "hang flagged");
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(stop, timeout, "not before HangTimeout");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(stop, timeout * 3 / 2, "within 1.5 HangTimeout");
+        NS_TEST_ASSERT_MSG_GT(bg->GetSndUna(), 0, "the background flow made progress");
+        NS_TEST_ASSERT_MSG_LT(bg->GetSndUna(), uint64_t(256) << 20, "and was still running");
+        NS_TEST_ASSERT_MSG_EQ(
+            Contains(report, "node 4 'recv-never-sent' COMM_RECV from NPU 1 tag 7, 4096 B"),
+            true,
+            report);
         sc.Destroy();
         Config::Reset();
     }
@@ -355,6 +409,7 @@ class AstraRunMonitorTestSuite : public TestSuite
     AstraRunMonitorTestSuite()
         : TestSuite("astra-sim-run-monitor", UNIT)
     {
+        AddTestCase(new BackgroundTrafficHangTestCase, TestCase::QUICK);
         AddTestCase(new UnmatchedRecvTestCase(), TestCase::QUICK);
         AddTestCase(new PfcDeadlockTestCase(), TestCase::QUICK);
         AddTestCase(new LosslessDropTestCase(), TestCase::QUICK);

@@ -253,7 +253,10 @@ RoceBackend::OnRx(const RdmaMessageInfo& info)
     }
     uint32_t slot = uint32_t(info.tag);
     NS_ABORT_MSG_IF(slot >= m_slots.size() || !m_slots[slot].used || m_slots[slot].delivered,
-                    "RoceBackend: receiver completion for unknown message tag " << info.tag);
+                    "RoceBackend: receiver completion for unknown message tag "
+                        << info.tag
+                        << " (traffic that other code posts on the backend's host stacks must "
+                           "set RoceBackend::kForeignTagBit in its tag)");
     Slot& s = m_slots[slot];
     s.delivered = true;
     --m_pending;
@@ -287,7 +290,10 @@ RoceBackend::OnTx(const RdmaMessageInfo& info)
     }
     uint32_t slot = uint32_t(info.tag);
     NS_ABORT_MSG_IF(slot >= m_slots.size() || !m_slots[slot].used || m_slots[slot].sent,
-                    "RoceBackend: sender completion for unknown message tag " << info.tag);
+                    "RoceBackend: sender completion for unknown message tag "
+                        << info.tag
+                        << " (traffic that other code posts on the backend's host stacks must "
+                           "set RoceBackend::kForeignTagBit in its tag)");
     Slot& s = m_slots[slot];
     s.sent = true;
     ++m_sent;
@@ -364,13 +370,17 @@ RoceBackend::GetDeliveredBytes(TrafficClass tc) const
 uint64_t
 RoceBackend::GetProgressCounter() const
 {
+    // only this backend's own connections: traffic that other code posts on the same host
+    // stacks (background flows of a scenario) must not hide a stalled workload
     uint64_t c = m_delivered;
-    for (const auto& s : m_stacks)
+    for (const auto& kv : m_qps)
     {
-        if (s)
+        const auto dst = static_cast<uint32_t>((kv.first >> 4) & 0xffffffffull);
+        Ptr<RdmaHostStack> remote = dst < m_stacks.size() ? m_stacks[dst] : nullptr;
+        for (const auto& qp : kv.second.qps)
         {
-            const RdmaHostStats& st = s->GetStats();
-            c += st.dataPktsRcvd - st.outOfOrderPkts - st.dupPkts;
+            Ptr<RdmaQueuePair> peer = remote ? remote->GetQp(qp->GetPeerQpn()) : nullptr;
+            c += peer ? peer->GetRcvBytes() : qp->GetSndUna();
         }
     }
     return c;

@@ -98,11 +98,14 @@ class RoceBackend : public NetworkBackend
     uint64_t GetDeliveredBytes(TrafficClass tc) const;
 
     /**
-     * A counter that grows whenever the fabric makes progress: data packets
-     * accepted in order by any endpoint plus messages delivered. Retransmitted,
-     * duplicate and out-of-order packets do not count, so a livelock of
-     * retransmissions is not progress. Costs one pass over the endpoints (call
-     * it from a periodic check, not per packet).
+     * A counter that grows whenever the workload's traffic makes progress:
+     * bytes accepted in order at the receiving end of this backend's own
+     * connections, plus messages delivered. Retransmitted, duplicate and
+     * out-of-order packets do not count, so a livelock of retransmissions is
+     * not progress; nor does traffic that other code posts on the same host
+     * stacks (background flows), so it cannot hide a stalled workload. Costs
+     * one pass over the backend's connections (call it from a periodic check,
+     * not per packet).
      * \return the counter
      */
     uint64_t GetProgressCounter() const;
