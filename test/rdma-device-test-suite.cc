@@ -189,11 +189,17 @@ class RdmaDeviceTimingTestCase : public DeviceTestBase
                                   (CumNs(8816, 1, c.bps) + 1000),
                                   "first arrival at " << c.rate);
             bool inOrder = true;
+            // every arrival exact: with the 1 us delay up to 45 frames are in flight, and
+            // each reception event schedules the next from its own arrival time ("now"
+            // without Simulator::Now())
+            uint32_t exact = 0;
             for (uint32_t k = 0; k < m_rx.size(); ++k)
             {
                 inOrder = inOrder && m_rx[k].psn == k;
+                exact += m_rx[k].ns == CumNs(8816, k + 1, c.bps) + 1000 ? 1 : 0;
             }
             NS_TEST_ASSERT_MSG_EQ((inOrder), (true), "FIFO order");
+            NS_TEST_ASSERT_MSG_EQ(exact, c.n, "every arrival at (k + 1) x txTime + delay");
             NS_TEST_ASSERT_MSG_EQ((events), (2ULL * c.n), "events per frame per hop (2)");
             NS_TEST_ASSERT_MSG_EQ((l.a->GetTxBytes()), (1082ULL * c.n), "tx bytes");
             NS_TEST_ASSERT_MSG_EQ((l.a->GetTxFrames()), (uint64_t(c.n)), "tx frames");
