@@ -82,6 +82,23 @@ Contains(const std::string& text, const std::string& what)
     return text.find(what) != std::string::npos;
 }
 
+/**
+ * Build the unmatched-RECV scenario on a 2-NPU switch: NPU 0 waits for a
+ * message (tag 7) NPU 1 never sends; NPU 1 runs \p other.
+ */
+void
+BuildUnmatchedRecv(AstraSimScenario& sc, Time timeout, const WorkloadNode& other)
+{
+    std::vector<DimensionSpec> dims{{DimType::SWITCH, 2, 50.0, 500.0}};
+    sc.SetTopology(std::make_shared<Topology>(Topology::FromDimensions(dims)));
+    sc.SetWorkloads({Graph(0, {P2p(4, "recv-never-sent", NodeKind::COMM_RECV, 1, 7, 4096)}),
+                     Graph(1, {other})});
+    sc.SetBackend("roce");
+    sc.GetMonitor()->SetAttribute("HangTimeout", TimeValue(timeout));
+    sc.GetMonitor()->SetAttribute("ProgressInterval", DoubleValue(0));
+    sc.Build();
+}
+
 /// (a) unmatched RECV on the RoCE backend.
 class UnmatchedRecvTestCase : public TestCase
 {
@@ -95,21 +112,13 @@ class UnmatchedRecvTestCase : public TestCase
     void DoRun() override
     {
         const Time timeout = MicroSeconds(100);
-        std::vector<DimensionSpec> dims{{DimType::SWITCH, 2, 50.0, 500.0}};
-        auto topo = std::make_shared<Topology>(Topology::FromDimensions(dims));
         WorkloadNode comp;
         comp.id = 1;
         comp.name = "work";
         comp.kind = NodeKind::COMP;
         comp.durationNs = 1000;
         AstraSimScenario sc;
-        sc.SetTopology(topo);
-        sc.SetWorkloads({Graph(0, {P2p(4, "recv-never-sent", NodeKind::COMM_RECV, 1, 7, 4096)}),
-                         Graph(1, {comp})});
-        sc.SetBackend("roce");
-        sc.GetMonitor()->SetAttribute("HangTimeout", TimeValue(timeout));
-        sc.GetMonitor()->SetAttribute("ProgressInterval", DoubleValue(0));
-        sc.Build();
+        BuildUnmatchedRecv(sc, timeout, comp);
         int status = sc.Run(Seconds(1));
         const Time stop = Simulator::Now();
         const std::string report = sc.GetMonitor()->GetHangReport();
@@ -156,16 +165,8 @@ class BackgroundTrafficHangTestCase : public TestCase
     void DoRun() override
     {
         const Time timeout = MicroSeconds(100);
-        std::vector<DimensionSpec> dims{{DimType::SWITCH, 2, 50.0, 500.0}};
-        auto topo = std::make_shared<Topology>(Topology::FromDimensions(dims));
         AstraSimScenario sc;
-        sc.SetTopology(topo);
-        sc.SetWorkloads({Graph(0, {P2p(4, "recv-never-sent", NodeKind::COMM_RECV, 1, 7, 4096)}),
-                         Graph(1, {P2p(5, "sent", NodeKind::COMM_SEND, 0, 8, 65536)})});
-        sc.SetBackend("roce");
-        sc.GetMonitor()->SetAttribute("HangTimeout", TimeValue(timeout));
-        sc.GetMonitor()->SetAttribute("ProgressInterval", DoubleValue(0));
-        sc.Build();
+        BuildUnmatchedRecv(sc, timeout, P2p(5, "sent", NodeKind::COMM_SEND, 0, 8, 65536));
         Ptr<RoceBackend> rb = sc.GetRoceBackend();
         NS_TEST_ASSERT_MSG_NE(rb, nullptr, "roce backend");
         // 256 MiB from host 1 to host 0: ~5 ms at 50 GiB/s, far beyond the timeout

@@ -231,9 +231,7 @@ AnalyticalBackend::SendUnscheduled(const NetMessage& msg, MessageTimeHint* hint)
 void
 AnalyticalBackend::CompleteUnscheduled(const NetMessage& msg)
 {
-    --m_pending;
-    ++m_delivered;
-    m_deliveredBytes += msg.bytes;
+    CountDelivered(msg.bytes);
 }
 
 void
@@ -244,9 +242,7 @@ AnalyticalBackend::DeliverFastItem(void* obj, const NetMessage& msg)
     {
         return; // disposed
     }
-    --b->m_pending;
-    ++b->m_delivered;
-    b->m_deliveredBytes += msg.bytes;
+    b->CountDelivered(msg.bytes);
     b->m_fastSink->MessageDelivered(msg);
 }
 
@@ -304,9 +300,7 @@ AnalyticalBackend::CompleteSink(uint32_t slot, bool notifySent)
     MessageSink* sink = f.sink;
     const uint64_t cookie = f.cookie;
     m_sinkFree.push_back(slot);
-    --m_pending;
-    ++m_delivered;
-    m_deliveredBytes += msg.bytes;
+    CountDelivered(msg.bytes);
     if (!m_deliveredTrace.IsEmpty())
     {
         m_deliveredTrace(msg, t);
@@ -334,9 +328,7 @@ AnalyticalBackend::Complete(uint32_t slot)
     f.onSent = nullptr;
     f.onDeliv = nullptr;
     m_freeSlots.push_back(slot);
-    --m_pending;
-    ++m_delivered;
-    m_deliveredBytes += msg.bytes;
+    CountDelivered(msg.bytes);
     m_deliveredTrace(msg, t);
     if (onSent)
     {

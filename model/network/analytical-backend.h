@@ -136,6 +136,15 @@ class AnalyticalBackend : public NetworkBackend
     static void CompleteSinkItem(void* obj, uint64_t a, uint64_t b);
     /// EventBatcher entry: deliver \p msg (carried in the item) to m_fastSink.
     static void DeliverFastItem(void* obj, const NetMessage& msg);
+
+    /// One message left the network: pending, delivered and byte counters.
+    void CountDelivered(uint64_t bytes)
+    {
+        --m_pending;
+        ++m_delivered;
+        m_deliveredBytes += bytes;
+    }
+
     /// \return the network time of \p msg in time steps, through \p hint when it matches
     int64_t TimeSteps(const NetMessage& msg, MessageTimeHint* hint) const;
 

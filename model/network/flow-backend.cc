@@ -155,9 +155,7 @@ FlowBackend::Deliver(const NetMessage& msg,
                      const SentCallback& onSent,
                      const DeliveredCallback& onDelivered)
 {
-    --m_pending;
-    ++m_delivered;
-    m_deliveredBytes += msg.bytes;
+    CountDelivered(msg.bytes);
     if (onSent)
     {
         onSent(msg);
@@ -174,9 +172,7 @@ FlowBackend::DeliverToSink(const NetMessage& msg,
                            uint64_t cookie,
                            bool notifySent)
 {
-    --m_pending;
-    ++m_delivered;
-    m_deliveredBytes += msg.bytes;
+    CountDelivered(msg.bytes);
     if (notifySent)
     {
         sink->MessageSent(msg, cookie);

@@ -210,6 +210,15 @@ class FlowBackend : public NetworkBackend
     void Deliver(const NetMessage& msg,
                  const SentCallback& onSent,
                  const DeliveredCallback& onDelivered);
+
+    /// One message left the network: pending, delivered and byte counters.
+    void CountDelivered(uint64_t bytes)
+    {
+        --m_pending;
+        ++m_delivered;
+        m_deliveredBytes += bytes;
+    }
+
     /// Deliver a SendTo message to its sink.
     void DeliverToSink(const NetMessage& msg, MessageSink* sink, uint64_t cookie, bool notifySent);
     double NowNs() const;

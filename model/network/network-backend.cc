@@ -112,9 +112,10 @@ struct BatcherState
     int64_t mruT[kMru]{};
     uint32_t mruB[kMru]{};
     bool mruValid[kMru]{};
-    uint32_t mruNext{0};                    //!< round-robin replacement
-    uint32_t mruLast{0};                    //!< the entry used last
-    std::vector<std::function<void()>> fns; //!< callables of pending items, by slot
+    uint32_t mruNext{0};                           //!< round-robin replacement
+    uint32_t mruLast{0};                           //!< the entry used last
+    std::vector<std::function<void()>> fns;        //!< callables of pending items, by slot
+    void (*runBatch)(uint32_t, uint64_t){nullptr}; //!< EventBatcher::RunBatch (set when enabled)
     std::vector<uint32_t> freeFns;
 };
 
@@ -191,6 +192,25 @@ BatchFor(BatcherState& s, int64_t delay, bool& created)
     s.mruLast = k;
     return id;
 }
+
+/// Add \p item \p delay time steps from now: to its batch, or as its own ns-3 event
+void
+AddItem(int64_t delay, const BatchItem& item)
+{
+    BatcherState& s = State();
+    if (!s.enabled)
+    {
+        Simulator::Schedule(TimeStep(delay), &RunSingle, item);
+        return;
+    }
+    bool created;
+    const uint32_t id = BatchFor(s, delay, created);
+    if (created)
+    {
+        Simulator::Schedule(TimeStep(delay), s.runBatch, id, s.gen);
+    }
+    s.batches[id].push_back(item);
+}
 } // namespace
 
 void
@@ -202,22 +222,10 @@ EventBatcher::Schedule(Time delay, Fn fn, void* obj, uint64_t a, uint64_t b)
 void
 EventBatcher::ScheduleSteps(int64_t delay, Fn fn, void* obj, uint64_t a, uint64_t b)
 {
-    BatcherState& s = State();
     BatchItem item{fn, nullptr, obj, NetMessage{}, nullptr};
     item.msg.bytes = a;
     item.msg.tag = b;
-    if (!s.enabled)
-    {
-        Simulator::Schedule(TimeStep(delay), &RunSingle, item);
-        return;
-    }
-    bool created;
-    const uint32_t id = BatchFor(s, delay, created);
-    if (created)
-    {
-        Simulator::Schedule(TimeStep(delay), &EventBatcher::RunBatch, id, s.gen);
-    }
-    s.batches[id].push_back(item);
+    AddItem(delay, item);
 }
 
 void
@@ -237,19 +245,7 @@ EventBatcher::ScheduleMessageSteps(int64_t delay,
                                    const NetMessage& msg,
                                    const void* touch)
 {
-    BatcherState& s = State();
-    if (!s.enabled)
-    {
-        Simulator::Schedule(TimeStep(delay), &RunSingle, BatchItem{nullptr, fn, obj, msg, touch});
-        return;
-    }
-    bool created;
-    const uint32_t id = BatchFor(s, delay, created);
-    if (created)
-    {
-        Simulator::Schedule(TimeStep(delay), &EventBatcher::RunBatch, id, s.gen);
-    }
-    s.batches[id].push_back(BatchItem{nullptr, fn, obj, msg, touch});
+    AddItem(delay, BatchItem{nullptr, fn, obj, msg, touch});
 }
 
 bool EventBatcher::s_running = false;
@@ -334,6 +330,7 @@ EventBatcher::SetEnabled(bool on)
 {
     BatcherState& s = State();
     s.enabled = on;
+    s.runBatch = &EventBatcher::RunBatch;
     if (on && !s.destroyHooked)
     {
         s.destroyHooked = true;
