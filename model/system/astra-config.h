@@ -8,6 +8,8 @@
 #ifndef ASTRA_CONFIG_H
 #define ASTRA_CONFIG_H
 
+#include "ns3/astra-diagnostics.h"
+
 #include <cstdint>
 #include <map>
 #include <set>
@@ -24,10 +26,10 @@ namespace astra
  * \ingroup astra-sim
  * Error in a configuration file; what() names the file, the key and the cause.
  */
-class ConfigError : public std::runtime_error
+class ConfigError : public InputError
 {
   public:
-    using std::runtime_error::runtime_error;
+    using InputError::InputError;
 };
 
 /// Options of the configuration parsers.
