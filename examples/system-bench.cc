@@ -12,6 +12,7 @@
 
 #include "ns3/astra-sim-helper.h"
 #include "ns3/core-module.h"
+#include "ns3/event-batcher.h"
 
 #include <chrono>
 #include <cmath>

@@ -9,6 +9,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
+#include "ns3/event-batcher.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 

@@ -1,5 +1,7 @@
 #include "flow-backend.h"
 
+#include "event-batcher.h"
+
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
@@ -180,22 +182,18 @@ FlowBackend::DeliverToSink(const NetMessage& msg,
     sink->MessageDelivered(msg);
 }
 
-Time
-FlowBackend::SendTo(const NetMessage& msg,
-                    MessageSink* sink,
-                    uint64_t cookie,
-                    bool notifySent,
-                    MessageTimeHint* hint)
+void
+FlowBackend::SendTo(const NetMessage& msg, MessageSink* sink, uint64_t cookie, bool notifySent)
 {
     if (m_compat || msg.src == msg.dst || msg.bytes == 0)
     {
-        return NetworkBackend::SendTo(msg, sink, cookie, notifySent, hint);
+        NetworkBackend::SendTo(msg, sink, cookie, notifySent);
+        return;
     }
     EnsureLinks();
     CheckIds(msg);
     NS_LOG_FUNCTION(this << msg.src << msg.dst << msg.bytes << msg.dim);
     SendFluid(msg, nullptr, nullptr, sink, cookie, notifySent);
-    return Time(-1);
 }
 
 void
