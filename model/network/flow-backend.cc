@@ -2,6 +2,7 @@
 
 #include "event-batcher.h"
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
@@ -496,7 +497,7 @@ FlowBackend::Recompute()
             {
                 m_firstFailure = err;
             }
-            NS_LOG_WARN("FlowBackend invariant violated: " << err);
+            ASTRA_WARN("flow-invariant-violated", "FlowBackend self check failed: " << err);
         }
     }
 }
