@@ -103,6 +103,7 @@ SystemContext::DoDispose()
     }
     m_systems.clear();
     m_backend = nullptr;
+    m_fixed = nullptr;
     if (m_batcherOwner)
     {
         EventBatcher::Reset();

@@ -46,14 +46,14 @@ struct CollectiveRecord
     std::string name;                    //!< first member's node name
     CollType type{CollType::ALL_REDUCE}; //!< type
     std::string group;                   //!< group name ("" = all)
-    std::string placement;               //!< e.g. "dim0", "dims0,1", "flat(irregular)"
-    uint64_t bytes{0};                   //!< comm_size
-    uint32_t members{0};                 //!< group size
-    Time start{Time::Max()};             //!< earliest start over members
-    Time end{0};                         //!< latest end over members
-    uint32_t started{0};                 //!< members that issued it
-    uint32_t finished{0};                //!< members that finished it
-    std::vector<uint32_t> issuers;       //!< NPUs that issued it, in order
+    std::string placement;         //!< CollectivePlan::Placement(), e.g. "ALL_REDUCE@dim0:ring"
+    uint64_t bytes{0};             //!< comm_size
+    uint32_t members{0};           //!< group size
+    Time start{Time::Max()};       //!< earliest start over members
+    Time end{0};                   //!< latest end over members
+    uint32_t started{0};           //!< members that issued it
+    uint32_t finished{0};          //!< members that finished it
+    std::vector<uint32_t> issuers; //!< NPUs that issued it, in order
 };
 
 /**
