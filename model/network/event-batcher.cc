@@ -47,6 +47,7 @@ struct BatcherState
     /// incremented by Reset(): ns-3 events of older batches (a simulation that was not
     /// destroyed) find a different generation and do nothing
     uint64_t gen{0};
+    uint64_t items{0}; //!< items run in this process (a statistic: Reset() keeps it)
     std::vector<std::vector<BatchItem>> batches; //!< by batch id
     std::vector<uint32_t> freeBatches;           //!< reusable batch ids
     std::unordered_map<int64_t, uint32_t> open;  //!< time step -> batch id (not yet run)
@@ -62,7 +63,6 @@ struct BatcherState
 };
 
 BatcherState g_batcher; //!< per simulation: emptied by Reset() at Simulator::Destroy
-uint64_t g_itemsRun{0}; //!< items run in this process (a statistic, see GetItemCount)
 
 inline BatcherState&
 State()
@@ -248,7 +248,7 @@ EventBatcher::RunBatch(uint32_t id, uint64_t gen)
             }
         }
         const BatchItem it = b[i];
-        ++g_itemsRun;
+        ++s.items;
         RunItem(it);
         if (gen != s.gen)
         {
@@ -290,7 +290,7 @@ EventBatcher::IsEnabled()
 uint64_t
 EventBatcher::GetItemCount()
 {
-    return g_itemsRun;
+    return State().items;
 }
 
 void
@@ -307,6 +307,8 @@ EventBatcher::Reset()
     {
         s.mruValid[k] = false;
     }
+    s.mruNext = 0;
+    s.mruLast = 0;
     s_running = false;
     s.fns.clear();
     s.freeFns.clear();

@@ -328,6 +328,7 @@ int64_t
 SystemContext::TransmitFixed(const NetMessage& msg,
                              MessageTimeHint* hint,
                              int64_t processing,
+                             AstraSystem* dst,
                              const void* touch)
 {
     int64_t t = m_fixed->SendUnscheduled(msg, hint);
@@ -343,7 +344,10 @@ SystemContext::TransmitFixed(const NetMessage& msg,
     {
         m_sentTrace(msg);
     }
-    AstraSystem* dst = PeekSystem(msg.dst);
+    if (!dst)
+    {
+        dst = PeekSystem(msg.dst);
+    }
     if (processing < 0)
     {
         EventBatcher::ScheduleMessageSteps(t, &AstraSystem::DeliveryItem, dst, msg);
@@ -822,6 +826,7 @@ AstraSystem::SendStep(Stream* s, const NetMessage& msg, bool fold)
             msg,
             &s->hint,
             folded ? m_ctx->ProcessingDelaySteps(msg.bytes, s->step < s->reduceSteps) : -1,
+            s->uniform ? s->peerSys : nullptr, // in the stream's first line: no table lookup
             s->peerStream);
         if (!m_compat)
         {

@@ -127,12 +127,14 @@ class SystemContext : public Object, public MessageSink
      * \param msg the message
      * \param hint the caller's route memo (may be null)
      * \param processing the receiver's processing delay in time steps, or -1 (do not fold)
+     * \param dst the destination's system if the caller has it at hand (else null: looked up)
      * \param touch an address the receiver will read (prefetched; may be stale or null)
      * \return the message's network time T in time steps
      */
     int64_t TransmitFixed(const NetMessage& msg,
                           MessageTimeHint* hint,
                           int64_t processing,
+                          AstraSystem* dst,
                           const void* touch);
 
     /**
