@@ -158,7 +158,7 @@ Hybrid(uint32_t n, uint32_t layers, uint64_t actBytes, uint64_t gradBytes)
 } // namespace
 
 int
-Bench(int argc, char* argv[])
+main(int argc, char* argv[])
 {
     uint32_t big = 4096;
     uint32_t dp = 100;
@@ -222,10 +222,4 @@ Bench(int argc, char* argv[])
         Report("hybrid TP8 x DP, 8 layers", b, topo, p, Hybrid(8 * k * k, 8, 4 << 20, 32 << 20));
     }
     return 0;
-}
-
-int
-main(int argc, char* argv[])
-{
-    return RunMain(&Bench, argc, argv);
 }

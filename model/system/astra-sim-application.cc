@@ -1,9 +1,7 @@
 #include "astra-sim-application.h"
 
-#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
-#include "ns3/event-batcher.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -188,38 +186,53 @@ AstraSimApplication::StartApplication()
     }
     const auto& nodes = m_graph->nodes;
     const uint32_t n = static_cast<uint32_t>(nodes.size());
+    m_deps.assign(n, 0);
     m_started.assign(n, Time(0));
     m_running.assign(n, 0);
-    const WorkloadGraph& g = *m_graph;
-    const bool dropCtrl = m_dropDangling;
-    try
-    {
-        m_dag = std::make_unique<NodeDependencies>(
-            g,
-            [&g, dropCtrl](uint32_t i, uint64_t d, bool control) {
-                if (control && dropCtrl)
-                {
-                    ASTRA_WARN("dangling-ctrl-dependency-dropped",
-                               g.file << ": node " << g.nodes[i].id
-                                      << " drops dangling control dependency " << d);
-                    return;
-                }
-                throw WorkloadError(g.file + ": node " + std::to_string(g.nodes[i].id) +
-                                    " depends on " + std::to_string(d) +
-                                    " which is not in the file" +
-                                    (control ? " (use --drop-dangling-ctrl-deps to ignore)" : ""));
-            });
-    }
-    catch (const WorkloadError& e)
-    {
-        Fail(e.what());
-        return;
-    }
-    m_remaining = n;
-    const std::vector<uint32_t>& pending = m_dag->Pending();
+    std::vector<uint32_t> count(n + 1, 0);
+    std::vector<std::pair<uint32_t, uint32_t>> edges; // (parent, child)
     for (uint32_t i = 0; i < n; ++i)
     {
-        if (pending[i] == 0)
+        for (int kind = 0; kind < 2; ++kind)
+        {
+            const auto& deps = kind == 0 ? nodes[i].dataDeps : nodes[i].ctrlDeps;
+            for (uint64_t d : deps)
+            {
+                auto it = m_graph->index.find(d);
+                if (it == m_graph->index.end())
+                {
+                    if (kind == 1 && m_dropDangling)
+                    {
+                        NS_LOG_WARN(m_graph->file << ": node " << nodes[i].id
+                                                  << " drops dangling control dependency " << d);
+                        continue;
+                    }
+                    Fail(m_graph->file + ": node " + std::to_string(nodes[i].id) + " depends on " +
+                         std::to_string(d) + " which is not in the file" +
+                         (kind == 1 ? " (use --drop-dangling-ctrl-deps to ignore)" : ""));
+                    return;
+                }
+                edges.emplace_back(it->second, i);
+                m_deps[i]++;
+                count[it->second + 1]++;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        count[i + 1] += count[i];
+    }
+    m_childStart = count;
+    m_children.assign(edges.size(), 0);
+    std::vector<uint32_t> fill(count.begin(), count.end() - 1);
+    for (const auto& e : edges)
+    {
+        m_children[fill[e.first]++] = e.second;
+    }
+    m_remaining = n;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (m_deps[i] == 0)
         {
             m_ready.push_back(i);
         }
@@ -427,12 +440,10 @@ AstraSimApplication::NodeDone(uint32_t idx)
     }
     m_nodeEnd(m_npu, n.id);
     m_remaining--;
-    std::vector<uint32_t>& pending = m_dag->Pending();
-    const std::vector<uint32_t>& dependents = m_dag->GetDependents();
-    for (uint32_t c = m_dag->DependentsBegin(idx); c < m_dag->DependentsEnd(idx); ++c)
+    for (uint32_t c = m_childStart[idx]; c < m_childStart[idx + 1]; ++c)
     {
-        const uint32_t ch = dependents[c];
-        if (--pending[ch] == 0)
+        uint32_t ch = m_children[c];
+        if (--m_deps[ch] == 0)
         {
             m_ready.push_back(ch);
         }

@@ -10,7 +10,6 @@
 
 #include "astra-system.h"
 #include "memory-model.h"
-#include "node-dependencies.h"
 
 #include "ns3/application.h"
 #include "ns3/nstime.h"
@@ -111,8 +110,10 @@ class AstraSimApplication : public Application
     bool m_dropDangling{false};
     uint32_t m_maxTimeline{100000};
 
-    std::unique_ptr<NodeDependencies> m_dag; //!< dependency counts and dependents
-    std::vector<uint32_t> m_ready;           //!< ready, not yet issued (file order preserved)
+    std::vector<uint32_t> m_deps;
+    std::vector<uint32_t> m_childStart; //!< CSR children
+    std::vector<uint32_t> m_children;
+    std::vector<uint32_t> m_ready; //!< ready, not yet issued (file order preserved)
     std::vector<Time> m_started;
     std::vector<uint8_t> m_running;
     uint64_t m_remaining{0};

@@ -17,6 +17,7 @@
 #include "custom-collective.h"
 #include "system-params.h"
 
+#include "ns3/event-batcher.h"
 #include "ns3/network-backend.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"

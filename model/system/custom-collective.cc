@@ -10,33 +10,26 @@ namespace ns3
 namespace astra
 {
 
-namespace
-{
-/// Dependencies of a custom trace on absent ids are dropped, with a warning.
-void
-DropDangling(const WorkloadGraph& g, uint32_t node, uint64_t dep, bool control)
-{
-    ASTRA_WARN("custom-trace-dangling-dependency",
-               "custom collective trace " << g.file << ": node " << g.nodes[node].id << " names "
-                                          << (control ? "control" : "data") << " dependency " << dep
-                                          << " which is not in the trace; ignored");
-}
-} // namespace
-
 CustomCollective::CustomCollective(const WorkloadGraph& trace,
                                    uint32_t groupSize,
                                    uint32_t tagMask,
                                    double computeScale)
     : m_trace(&trace),
-      m_deps(trace,
-             [&trace](uint32_t node, uint64_t dep, bool control) {
-                 DropDangling(trace, node, dep, control);
-             }),
+      m_deps(NodeDependencies::Build(trace)),
       m_remaining(static_cast<uint32_t>(trace.nodes.size())),
       m_groupSize(groupSize),
       m_tagMask(tagMask),
       m_computeScale(computeScale)
 {
+    // dependencies on ids that are not in the trace are dropped, with a warning
+    for (const auto& d : m_deps.dangling)
+    {
+        ASTRA_WARN("custom-trace-dangling-dependency",
+                   "custom collective trace " << trace.file << ": node " << trace.nodes[d.node].id
+                                              << " names " << (d.ctrl ? "control" : "data")
+                                              << " dependency " << d.dep
+                                              << " which is not in the trace; ignored");
+    }
 }
 
 bool
@@ -55,7 +48,7 @@ void
 CustomCollective::Run(std::vector<Action>& out)
 {
     // issue every ready node (no dependencies left and not yet issued: marked UINT32_MAX)
-    std::vector<uint32_t>& pending = m_deps.Pending();
+    std::vector<uint32_t>& pending = m_deps.pending;
     std::vector<uint32_t> ready;
     for (uint32_t i = 0; i < pending.size(); ++i)
     {
@@ -139,10 +132,10 @@ CustomCollective::MatchReceives(std::vector<Action>& out)
 bool
 CustomCollective::NodeDone(uint32_t node, std::vector<Action>& out)
 {
-    std::vector<uint32_t>& pending = m_deps.Pending();
-    const std::vector<uint32_t>& dependents = m_deps.GetDependents();
+    std::vector<uint32_t>& pending = m_deps.pending;
+    const std::vector<uint32_t>& dependents = m_deps.children;
     bool any = false;
-    for (uint32_t c = m_deps.DependentsBegin(node); c < m_deps.DependentsEnd(node); ++c)
+    for (uint32_t c = m_deps.childStart[node]; c < m_deps.childStart[node + 1]; ++c)
     {
         if (--pending[dependents[c]] == 0)
         {

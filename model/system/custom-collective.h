@@ -107,7 +107,7 @@ class CustomCollective
     };
 
     const WorkloadGraph* m_trace;    //!< the trace
-    NodeDependencies m_deps;         //!< dependency counts (UINT32_MAX: issued)
+    NodeDependencies m_deps;         //!< dependency counts (pending UINT32_MAX: issued)
     std::vector<uint32_t> m_posted;  //!< RECV nodes waiting, in posting order
     std::vector<Arrival> m_arrivals; //!< messages waiting for a RECV
     uint32_t m_remaining{0};         //!< nodes not yet finished

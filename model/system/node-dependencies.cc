@@ -7,27 +7,29 @@ namespace ns3
 namespace astra
 {
 
-NodeDependencies::NodeDependencies(const WorkloadGraph& g, const DanglingHandler& onDangling)
+NodeDependencies
+NodeDependencies::Build(const WorkloadGraph& g)
 {
+    NodeDependencies t;
     const auto& nodes = g.nodes;
     const uint32_t n = static_cast<uint32_t>(nodes.size());
-    m_pending.assign(n, 0);
+    t.pending.assign(n, 0);
     std::vector<uint32_t> count(n + 1, 0);
     std::vector<std::pair<uint32_t, uint32_t>> edges; // (parent, child), in node order
     for (uint32_t i = 0; i < n; ++i)
     {
-        for (int control = 0; control < 2; ++control)
+        for (int ctrl = 0; ctrl < 2; ++ctrl)
         {
-            for (uint64_t d : control ? nodes[i].ctrlDeps : nodes[i].dataDeps)
+            for (uint64_t d : ctrl ? nodes[i].ctrlDeps : nodes[i].dataDeps)
             {
                 auto it = g.index.find(d);
                 if (it == g.index.end())
                 {
-                    onDangling(i, d, control != 0); // throws, or drops the dependency
+                    t.dangling.push_back({i, d, ctrl != 0});
                     continue;
                 }
                 edges.emplace_back(it->second, i);
-                m_pending[i]++;
+                t.pending[i]++;
                 count[it->second + 1]++;
             }
         }
@@ -36,13 +38,14 @@ NodeDependencies::NodeDependencies(const WorkloadGraph& g, const DanglingHandler
     {
         count[i + 1] += count[i];
     }
-    m_start = count;
-    m_dependents.assign(edges.size(), 0);
+    t.childStart = count;
+    t.children.assign(edges.size(), 0);
     std::vector<uint32_t> fill(count.begin(), count.end() - 1);
     for (const auto& e : edges)
     {
-        m_dependents[fill[e.first]++] = e.second;
+        t.children[fill[e.first]++] = e.second;
     }
+    return t;
 }
 
 } // namespace astra

@@ -1,8 +1,8 @@
 /*
- * Dependency resolution of a workload graph, shared by the per-NPU workload
- * engine (AstraSimApplication) and the custom-collective interpreter
- * (CustomCollective): per node the number of unfinished dependencies, per node
- * its dependents in a flat (CSR) array.
+ * Dependency resolution of a workload graph for its executors (the
+ * custom-collective interpreter): per node the number of resolved
+ * dependencies, per node its dependents in a flat (CSR) array, and the
+ * dependencies that name absent ids.
  */
 
 #ifndef ASTRA_NODE_DEPENDENCIES_H
@@ -11,7 +11,6 @@
 #include "ns3/workload-graph.h"
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 namespace ns3
@@ -21,65 +20,36 @@ namespace astra
 
 /**
  * \ingroup astra-sim
- * The dependency counts and dependents of a graph's nodes (indices into
- * WorkloadGraph::nodes). A node is ready when its count is 0; when a node
- * finishes, each of its dependents' counts drops by one.
+ * The dependencies of a graph resolved to node positions. The nodes that
+ * depend on node i are children[childStart[i] .. childStart[i + 1]), in
+ * increasing position (a node depending twice on i is listed twice);
+ * pending[i] counts node i's resolved dependencies. A node is ready when its
+ * count is 0; when it finishes, each dependent's count drops by one.
  */
-class NodeDependencies
+struct NodeDependencies
 {
-  public:
-    /**
-     * Called for a dependency on an id that is not in the graph: throw to
-     * reject the graph, return to drop the dependency.
-     * \param node index of the node that names it
-     * \param dep the missing id
-     * \param control true for a control dependency, false for a data dependency
-     */
-    using DanglingHandler = std::function<void(uint32_t node, uint64_t dep, bool control)>;
+    /// A dependency naming an id that is not in the graph.
+    struct Dangling
+    {
+        uint32_t node{0}; //!< position of the node that has it
+        uint64_t dep{0};  //!< the id it names
+        bool ctrl{false}; //!< a control (true) or data (false) dependency
+    };
+
+    std::vector<uint32_t> pending;    //!< resolved dependencies per node
+    std::vector<uint32_t> childStart; //!< n + 1 offsets into children
+    std::vector<uint32_t> children;   //!< dependent node positions
+    std::vector<Dangling> dangling;   //!< deps naming absent ids (not in the table)
 
     /**
-     * Resolve every node's data dependencies, then its control dependencies,
-     * through the graph's index. A node's dependents are listed in node order
-     * (a dependency named twice counts twice).
+     * Resolve a graph's data and control dependencies (data before control
+     * per node, in node order) through its index. Dependencies naming absent
+     * ids are left out and listed in `dangling`, in the same order; the
+     * caller decides whether they are errors.
      * \param g the graph (its index must be up to date)
-     * \param onDangling what to do with a dependency on an absent id
+     * \return the table
      */
-    NodeDependencies(const WorkloadGraph& g, const DanglingHandler& onDangling);
-
-    /// \return the number of nodes
-    uint32_t GetNodeCount() const
-    {
-        return static_cast<uint32_t>(m_pending.size());
-    }
-
-    /// \return the unfinished dependencies of every node (the caller counts them down)
-    std::vector<uint32_t>& Pending()
-    {
-        return m_pending;
-    }
-
-    /// \return the first of \p node's dependents (an index into GetDependents())
-    uint32_t DependentsBegin(uint32_t node) const
-    {
-        return m_start[node];
-    }
-
-    /// \return one past the last of \p node's dependents
-    uint32_t DependentsEnd(uint32_t node) const
-    {
-        return m_start[node + 1];
-    }
-
-    /// \return the dependents of all nodes, grouped by node (see DependentsBegin)
-    const std::vector<uint32_t>& GetDependents() const
-    {
-        return m_dependents;
-    }
-
-  private:
-    std::vector<uint32_t> m_pending;    //!< per node: unfinished dependencies
-    std::vector<uint32_t> m_start;      //!< per node: first dependent (size nodes + 1)
-    std::vector<uint32_t> m_dependents; //!< dependents, grouped by node
+    static NodeDependencies Build(const WorkloadGraph& g);
 };
 
 } // namespace astra
