@@ -9,9 +9,11 @@
  */
 
 #include "ns3/analytical-backend.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/flow-backend.h"
+#include "ns3/network-backend-factory.h"
 #include "ns3/nstime.h"
 #include "ns3/simulator.h"
 #include "ns3/topology.h"
@@ -208,25 +210,30 @@ main(int argc, char* argv[])
     std::cout << "topology " << dimSpec << ": " << topo.GetNpuCount() << " NPUs, "
               << topo.GetLinks().size() << " links; all-reduce " << bytes << " B in " << chunks
               << " chunks" << std::endl;
+    // backends by name ("flow-compat": the flow backend with its Compat attribute), all
+    // checked before the first runs
+    std::vector<std::string> kinds;
     std::stringstream bs(backends);
-    std::string kind;
-    while (std::getline(bs, kind, ','))
+    for (std::string kind; std::getline(bs, kind, ',');)
     {
-        Ptr<NetworkBackend> be;
-        Ptr<FlowBackend> flow;
-        if (kind == "analytical")
+        if (NetworkBackendFactory::NeedsFabric(kind == "flow-compat" ? "flow" : kind))
         {
-            auto a = CreateObject<AnalyticalBackend>();
-            a->SetTopology(topo);
-            be = a;
+            throw InputError("--backends: '" + kind +
+                             "' needs a fabric; network-bench drives analytical and flow only");
         }
-        else
+        kinds.push_back(kind);
+    }
+    for (const std::string& kind : kinds)
+    {
+        const bool compat = kind == "flow-compat";
+        Ptr<NetworkBackend> be =
+            NetworkBackendFactory::Create(compat ? "flow" : kind,
+                                          std::make_shared<const Topology>(topo),
+                                          compat);
+        Ptr<FlowBackend> flow = DynamicCast<FlowBackend>(be);
+        if (flow)
         {
-            flow = CreateObject<FlowBackend>();
-            flow->SetAttribute("Compat", BooleanValue(kind == "flow-compat"));
             flow->SetAttribute("UpdateInterval", TimeValue(NanoSeconds(intervalNs)));
-            flow->SetTopology(topo);
-            be = flow;
         }
         RingDriver driver(be, topo, phases, chunks);
         const auto w0 = std::chrono::steady_clock::now();

@@ -10,8 +10,11 @@
  *     data parallel on the others) on >= 1024 NPUs
  */
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/astra-sim-helper.h"
 #include "ns3/core-module.h"
+#include "ns3/event-batcher.h"
+#include "ns3/network-backend-factory.h"
 
 #include <chrono>
 #include <cmath>
@@ -182,7 +185,19 @@ main(int argc, char* argv[])
     std::stringstream ss(backends);
     for (std::string b; std::getline(ss, b, ',');)
     {
+        NetworkBackendFactory::CheckName(b); // InputError with a did-you-mean
         bl.push_back(b);
+    }
+    const uint32_t bigSide = static_cast<uint32_t>(std::lround(std::cbrt(double(big))));
+    if (big < 8 || bigSide * bigSide * bigSide != big)
+    {
+        throw InputError("--big=" + std::to_string(big) +
+                         ": the data-parallel case needs a cube of at least 8 NPUs (8, 27, 64, "
+                         "..., 4096)");
+    }
+    if (dp == 0 || hybrid < 8)
+    {
+        throw InputError("--dp must be at least 1 and --hybrid at least 8");
     }
     auto cube = [](uint32_t n) {
         uint32_t k = static_cast<uint32_t>(std::lround(std::cbrt(double(n))));

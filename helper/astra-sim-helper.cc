@@ -2,12 +2,14 @@
 
 #include "ns3/analytical-backend.h"
 #include "ns3/astra-config.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/astra-report.h"
 #include "ns3/boolean.h"
 #include "ns3/chakra-reader.h"
 #include "ns3/double.h"
 #include "ns3/flow-backend.h"
 #include "ns3/log.h"
+#include "ns3/network-backend-factory.h"
 #include "ns3/node-list.h"
 #include "ns3/rdma-channel.h"
 #include "ns3/rdma-forwarding-table.h"
@@ -111,21 +113,12 @@ AstraSimHelper::CreateBackend(const std::string& kind,
                               std::shared_ptr<const Topology> topo,
                               bool compat)
 {
-    if (kind == "analytical")
+    if (NetworkBackendFactory::NeedsFabric(kind))
     {
-        Ptr<AnalyticalBackend> b = CreateObject<AnalyticalBackend>();
-        b->SetAttribute("Compat", BooleanValue(compat));
-        b->SetTopology(topo);
-        return b;
+        throw InputError("network backend '" + kind +
+                         "' needs a fabric of ns-3 nodes: use AstraSimScenario");
     }
-    if (kind == "flow")
-    {
-        Ptr<FlowBackend> b = CreateObject<FlowBackend>();
-        b->SetAttribute("Compat", BooleanValue(compat));
-        b->SetTopology(topo);
-        return b;
-    }
-    throw std::runtime_error("unknown backend '" + kind + "' (expected analytical or flow)");
+    return NetworkBackendFactory::Create(kind, topo, compat);
 }
 
 namespace
@@ -1235,11 +1228,7 @@ AstraSimScenario::SetMemoryModel(Ptr<MemoryModel> mem)
 void
 AstraSimScenario::SetBackend(const std::string& kind)
 {
-    if (kind != "analytical" && kind != "flow" && kind != "roce")
-    {
-        throw std::runtime_error("unknown backend '" + kind +
-                                 "' (expected analytical, flow or roce)");
-    }
+    NetworkBackendFactory::CheckName(kind);
     m_kind = kind;
 }
 
@@ -1272,17 +1261,22 @@ AstraSimScenario::Build()
     {
         throw std::runtime_error("AstraSimScenario::Build: no topology set");
     }
-    if (m_kind == "roce")
+    if (NetworkBackendFactory::NeedsFabric(m_kind))
     {
         m_fabric.Install(m_topo);
-        m_roce = CreateObject<RoceBackend>();
+        m_roce = DynamicCast<RoceBackend>(NetworkBackendFactory::Create(m_kind, m_topo, false));
+        if (!m_roce)
+        {
+            throw InputError("network backend '" + m_kind +
+                             "' needs a fabric that AstraSimScenario cannot attach");
+        }
         m_roce->SetFabric(m_topo, m_fabric.GetNpus());
         m_backend = m_roce;
         m_nodes = m_fabric.GetNpus();
     }
     else
     {
-        m_backend = AstraSimHelper::CreateBackend(m_kind, m_topo, m_params.compat);
+        m_backend = NetworkBackendFactory::Create(m_kind, m_topo, m_params.compat);
         m_nodes.Create(m_topo->GetNpuCount());
     }
     m_ctx = CreateObject<SystemContext>();

@@ -9,6 +9,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
+#include "ns3/event-batcher.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 
@@ -155,59 +156,6 @@ Mixed(uint32_t n)
     return gs;
 }
 
-struct Observed
-{
-    AstraRunResult res;
-    std::string messages; //!< every MessageSent, in order, with its time
-    std::string ends;     //!< every CollectiveEnd, in order, with its time
-};
-
-void
-OnSent(std::ostringstream* os, const NetMessage& m)
-{
-    *os << Simulator::Now().GetNanoSeconds() << ' ' << m.src << '>' << m.dst << ' ' << m.tag << ' '
-        << m.bytes << '\n';
-}
-
-void
-OnEnd(std::ostringstream* os, uint32_t npu, uint32_t coll)
-{
-    *os << Simulator::Now().GetNanoSeconds() << ' ' << npu << ' ' << coll << '\n';
-}
-
-Observed
-RunObserved(bool batched,
-            std::shared_ptr<const Topology> topo,
-            const SystemParams& p,
-            const Graphs& gs,
-            const std::string& backend = "analytical",
-            bool shortcuts = true,
-            const std::map<std::string, std::vector<uint32_t>>& groups = {})
-{
-    Config::SetDefault("ns3::astra::SystemContext::EventBatching", BooleanValue(batched));
-    Config::SetDefault("ns3::astra::SystemContext::FixedTimeShortcuts", BooleanValue(shortcuts));
-    std::ostringstream msgs;
-    std::ostringstream ends;
-    AstraRunOptions o;
-    o.backend = backend;
-    o.commGroups = groups;
-    o.hook = [&](Ptr<SystemContext> ctx, const std::vector<Ptr<AstraSimApplication>>&) {
-        ctx->TraceConnectWithoutContext("MessageSent", MakeBoundCallback(&OnSent, &msgs));
-        for (uint32_t i = 0; i < ctx->GetNpuCount(); ++i)
-        {
-            ctx->GetSystem(i)->TraceConnectWithoutContext("CollectiveEnd",
-                                                          MakeBoundCallback(&OnEnd, &ends));
-        }
-    };
-    Observed ob;
-    ob.res = AstraSimHelper::Run(topo, p, gs, o);
-    Config::SetDefault("ns3::astra::SystemContext::EventBatching", BooleanValue(true));
-    Config::SetDefault("ns3::astra::SystemContext::FixedTimeShortcuts", BooleanValue(true));
-    ob.messages = msgs.str();
-    ob.ends = ends.str();
-    return ob;
-}
-
 /// Same results and message order with and without batching; fewer ns-3 events with it.
 class BatchingIdentityCase : public TestCase
 {
@@ -272,25 +220,6 @@ class BatchingIdentityCase : public TestCase
         Check("two concurrent collectives, LIFO, 3-D, flow backend", topo3, q, gs, "flow");
     }
 };
-
-/// \return the lines of \p s sorted (a multiset of traced events, order aside)
-std::string
-SortedLines(const std::string& s)
-{
-    std::vector<std::string> v;
-    std::istringstream is(s);
-    for (std::string l; std::getline(is, l);)
-    {
-        v.push_back(l);
-    }
-    std::sort(v.begin(), v.end());
-    std::string out;
-    for (const auto& l : v)
-    {
-        out += l + "\n";
-    }
-    return out;
-}
 
 /**
  * The analytical backend's fixed-time shortcuts (sends completed by time, a

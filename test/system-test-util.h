@@ -8,11 +8,18 @@
 
 #include "ns3/astra-paths.h"
 #include "ns3/astra-sim-helper.h"
+#include "ns3/boolean.h"
 #include "ns3/chakra-reader.h"
+#include "ns3/config.h"
+#include "ns3/simulator.h"
 #include "ns3/topology.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
+#include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -97,6 +104,91 @@ SetAlgo(SystemParams& p, const std::string& name)
     p.allGather = {s};
     p.reduceScatter = {s};
     p.allToAll = {s};
+}
+
+/// A run with its traced message and collective-end sequences.
+struct Observed
+{
+    AstraRunResult res;
+    std::string messages; //!< every MessageSent, in order, with its time
+    std::string ends;     //!< every CollectiveEnd, in order, with its time
+};
+
+/// MessageSent sink: one line per message
+inline void
+OnSent(std::ostringstream* os, const NetMessage& m)
+{
+    *os << Simulator::Now().GetNanoSeconds() << ' ' << m.src << '>' << m.dst << ' ' << m.tag << ' '
+        << m.bytes << '\n';
+}
+
+/// CollectiveEnd sink: one line per NPU and collective
+inline void
+OnEnd(std::ostringstream* os, uint32_t npu, uint32_t coll)
+{
+    *os << Simulator::Now().GetNanoSeconds() << ' ' << npu << ' ' << coll << '\n';
+}
+
+/**
+ * Run a workload with EventBatching = \p batched and FixedTimeShortcuts =
+ * \p shortcuts, tracing every message and collective end; \p hook (if set)
+ * runs after the scenario's own trace connections.
+ */
+inline Observed
+RunObserved(bool batched,
+            std::shared_ptr<const Topology> topo,
+            const SystemParams& p,
+            const Graphs& gs,
+            const std::string& backend = "analytical",
+            bool shortcuts = true,
+            const std::map<std::string, std::vector<uint32_t>>& groups = {},
+            std::function<void(Ptr<SystemContext>)> hook = nullptr)
+{
+    Config::SetDefault("ns3::astra::SystemContext::EventBatching", BooleanValue(batched));
+    Config::SetDefault("ns3::astra::SystemContext::FixedTimeShortcuts", BooleanValue(shortcuts));
+    std::ostringstream msgs;
+    std::ostringstream ends;
+    AstraRunOptions o;
+    o.backend = backend;
+    o.commGroups = groups;
+    o.hook = [&](Ptr<SystemContext> ctx, const std::vector<Ptr<AstraSimApplication>>&) {
+        ctx->TraceConnectWithoutContext("MessageSent", MakeBoundCallback(&OnSent, &msgs));
+        for (uint32_t i = 0; i < ctx->GetNpuCount(); ++i)
+        {
+            ctx->GetSystem(i)->TraceConnectWithoutContext("CollectiveEnd",
+                                                          MakeBoundCallback(&OnEnd, &ends));
+        }
+        if (hook)
+        {
+            hook(ctx);
+        }
+    };
+    Observed ob;
+    ob.res = AstraSimHelper::Run(topo, p, gs, o);
+    Config::SetDefault("ns3::astra::SystemContext::EventBatching", BooleanValue(true));
+    Config::SetDefault("ns3::astra::SystemContext::FixedTimeShortcuts", BooleanValue(true));
+    ob.messages = msgs.str();
+    ob.ends = ends.str();
+    return ob;
+}
+
+/// \return the lines of \p s sorted (a multiset of traced events, order aside)
+inline std::string
+SortedLines(const std::string& s)
+{
+    std::vector<std::string> v;
+    std::istringstream is(s);
+    for (std::string l; std::getline(is, l);)
+    {
+        v.push_back(l);
+    }
+    std::sort(v.begin(), v.end());
+    std::string out;
+    for (const auto& l : v)
+    {
+        out += l + "\n";
+    }
+    return out;
 }
 
 /// true if every NPU finished at exactly `ns`

@@ -97,6 +97,16 @@ class Warnings
 
 /**
  * \ingroup astra-sim
+ * A near-miss hint for an unknown name: the known name closest to \p word
+ * (case-insensitive edit distance, at most max(2, length / 3) edits).
+ * \param word the name the user gave
+ * \param known the valid names
+ * \return " (did you mean 'x'?)", or "" when no known name is close
+ */
+std::string SuggestName(const std::string& word, const std::vector<std::string>& known);
+
+/**
+ * \ingroup astra-sim
  * Run a program body and turn an escaping exception into a message on
  * std::cerr and exit status EXIT_STATUS_INPUT_ERROR (InputError and the
  * parsers' errors) instead of std::terminate. A std::bad_alloc or any other

@@ -1,5 +1,7 @@
 #include "analytical-backend.h"
 
+#include "event-batcher.h"
+
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -19,8 +21,6 @@ namespace
 {
 /// route cache slots (direct-mapped; all-to-all on many NPUs would otherwise grow it as N^2)
 constexpr size_t kRouteCacheBits = 16;
-/// source of configuration stamps: a hint filled by one backend or topology never matches another
-uint32_t g_nextStamp = 2;
 } // namespace
 
 NS_OBJECT_ENSURE_REGISTERED(AnalyticalBackend);
@@ -54,7 +54,6 @@ void
 AnalyticalBackend::DoDispose()
 {
     m_topo.reset();
-    m_fastSink = nullptr;
     m_inFlight.clear();
     m_freeSlots.clear();
     m_sinkFlight.clear();
@@ -68,8 +67,7 @@ AnalyticalBackend::SetTopology(const Topology& topo)
 {
     m_topo = std::make_shared<const Topology>(topo);
     m_routeCache.clear();
-    m_stamp = g_nextStamp;
-    g_nextStamp += 2;
+    m_stamp = NewStamp();
 }
 
 void
@@ -77,8 +75,7 @@ AnalyticalBackend::SetTopology(std::shared_ptr<const Topology> topo)
 {
     m_topo = std::move(topo);
     m_routeCache.clear();
-    m_stamp = g_nextStamp;
-    g_nextStamp += 2;
+    m_stamp = NewStamp();
 }
 
 std::shared_ptr<const Topology>
@@ -163,7 +160,7 @@ AnalyticalBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCal
 }
 
 int64_t
-AnalyticalBackend::TimeSteps(const NetMessage& msg, MessageTimeHint* hint) const
+AnalyticalBackend::GetMessageTimeSteps(const NetMessage& msg, MessageTimeHint* hint)
 {
     const uint64_t route = (uint64_t(msg.src) << 32) | msg.dst;
     const uint32_t stamp = m_stamp | (m_compat ? 1u : 0u);
@@ -184,22 +181,14 @@ AnalyticalBackend::TimeSteps(const NetMessage& msg, MessageTimeHint* hint) const
     return steps;
 }
 
-Time
+void
 AnalyticalBackend::SendTo(const NetMessage& msg,
                           MessageSink* sink,
                           uint64_t cookie,
-                          bool notifySent,
-                          MessageTimeHint* hint)
+                          bool notifySent)
 {
-    const Time t = TimeStep(TimeSteps(msg, hint));
+    const Time t = GetMessageTime(msg);
     NS_LOG_FUNCTION(this << msg.src << msg.dst << msg.bytes << msg.dim << t);
-    if (!notifySent && m_deliveredTrace.IsEmpty() && (m_fastSink == sink || !m_fastSink))
-    {
-        m_fastSink = sink;
-        ++m_pending;
-        EventBatcher::ScheduleMessage(t, &AnalyticalBackend::DeliverFastItem, this, msg);
-        return t;
-    }
     const uint32_t slot = AllocSinkSlot();
     SinkFlight& f = m_sinkFlight[slot];
     f.msg = msg;
@@ -207,13 +196,12 @@ AnalyticalBackend::SendTo(const NetMessage& msg,
     f.sink = sink;
     f.cookie = cookie;
     EventBatcher::Schedule(t, &AnalyticalBackend::CompleteSinkItem, this, slot, notifySent ? 1 : 0);
-    return t;
 }
 
-bool
-AnalyticalBackend::HasFixedMessageTimes() const
+FixedTimeNetwork*
+AnalyticalBackend::GetFixedTimeInterface()
 {
-    return true;
+    return this;
 }
 
 int64_t
@@ -223,7 +211,7 @@ AnalyticalBackend::SendUnscheduled(const NetMessage& msg, MessageTimeHint* hint)
     {
         return -1;
     }
-    const int64_t t = TimeSteps(msg, hint);
+    const int64_t t = GetMessageTimeSteps(msg, hint);
     ++m_pending;
     return t;
 }
@@ -232,18 +220,6 @@ void
 AnalyticalBackend::CompleteUnscheduled(const NetMessage& msg)
 {
     CountDelivered(msg.bytes);
-}
-
-void
-AnalyticalBackend::DeliverFastItem(void* obj, const NetMessage& msg)
-{
-    auto* b = static_cast<AnalyticalBackend*>(obj);
-    if (!b->m_fastSink)
-    {
-        return; // disposed
-    }
-    b->CountDelivered(msg.bytes);
-    b->m_fastSink->MessageDelivered(msg);
 }
 
 uint32_t

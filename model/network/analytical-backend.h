@@ -33,8 +33,9 @@ namespace astra
  * ASTRA-sim's congestion_unaware backend. onSent and then onDelivered are
  * invoked in one event at Now() + T. src == dst costs 0 (delivered in a
  * zero-delay event); ids >= GetNpuCount() throw std::out_of_range from Send().
+ * Message times are fixed at send: the backend offers FixedTimeNetwork.
  */
-class AnalyticalBackend : public NetworkBackend
+class AnalyticalBackend : public NetworkBackend, public FixedTimeNetwork
 {
   public:
     /**
@@ -69,25 +70,24 @@ class AnalyticalBackend : public NetworkBackend
 
     void Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered) override;
     /**
-     * As NetworkBackend::SendTo. With notifySent = false, no Delivered trace
-     * sink and one sink per backend (the system layer's case), the message
-     * rides in its EventBatcher item: no slot of the in-flight table.
+     * As NetworkBackend::SendTo, with sink and cookie kept in a 64-byte
+     * in-flight slot (no std::function per message).
      * \copydoc NetworkBackend::SendTo
      */
-    Time SendTo(const NetMessage& msg,
+    void SendTo(const NetMessage& msg,
                 MessageSink* sink,
                 uint64_t cookie,
-                bool notifySent,
-                MessageTimeHint* hint = nullptr) override;
-    /// \return true: the time of a message depends only on its route and size
-    bool HasFixedMessageTimes() const override;
+                bool notifySent) override;
+    /// \return this backend's FixedTimeNetwork interface (message times are fixed at send)
+    FixedTimeNetwork* GetFixedTimeInterface() override;
     /**
-     * As NetworkBackend::SendUnscheduled; refused (negative) while the
+     * As FixedTimeNetwork::SendUnscheduled; refused (negative) while the
      * Delivered trace has a sink, which must see each delivery at its time.
-     * \copydoc NetworkBackend::SendUnscheduled
+     * \copydoc FixedTimeNetwork::SendUnscheduled
      */
-    int64_t SendUnscheduled(const NetMessage& msg, MessageTimeHint* hint = nullptr) override;
+    int64_t SendUnscheduled(const NetMessage& msg, MessageTimeHint* hint) override;
     void CompleteUnscheduled(const NetMessage& msg) override;
+    int64_t GetMessageTimeSteps(const NetMessage& msg, MessageTimeHint* hint) override;
     uint32_t GetNpuCount() const override;
     std::string GetName() const override;
     uint64_t GetPendingMessages() const override;
@@ -134,8 +134,6 @@ class AnalyticalBackend : public NetworkBackend
     static void CompleteItem(void* obj, uint64_t a, uint64_t b);
     /// EventBatcher entry: CompleteSink(a, b != 0) on the backend \p obj.
     static void CompleteSinkItem(void* obj, uint64_t a, uint64_t b);
-    /// EventBatcher entry: deliver \p msg (carried in the item) to m_fastSink.
-    static void DeliverFastItem(void* obj, const NetMessage& msg);
 
     /// One message left the network: pending, delivered and byte counters.
     void CountDelivered(uint64_t bytes)
@@ -144,9 +142,6 @@ class AnalyticalBackend : public NetworkBackend
         ++m_delivered;
         m_deliveredBytes += bytes;
     }
-
-    /// \return the network time of \p msg in time steps, through \p hint when it matches
-    int64_t TimeSteps(const NetMessage& msg, MessageTimeHint* hint) const;
 
     /// Route cost of one (src, dst) pair for one dimension argument.
     struct RouteCost
@@ -162,7 +157,6 @@ class AnalyticalBackend : public NetworkBackend
 
     std::shared_ptr<const Topology> m_topo;    //!< the network
     uint32_t m_stamp{0};                       //!< configuration stamp (MessageTimeHint), even
-    MessageSink* m_fastSink{nullptr};          //!< the sink of item-carried messages
     bool m_compat{false};                      //!< truncate like the reference
     uint64_t m_pending{0};                     //!< sent, not yet delivered
     uint64_t m_delivered{0};                   //!< delivered messages

@@ -1,5 +1,8 @@
 #include "flow-backend.h"
 
+#include "event-batcher.h"
+
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
@@ -180,22 +183,18 @@ FlowBackend::DeliverToSink(const NetMessage& msg,
     sink->MessageDelivered(msg);
 }
 
-Time
-FlowBackend::SendTo(const NetMessage& msg,
-                    MessageSink* sink,
-                    uint64_t cookie,
-                    bool notifySent,
-                    MessageTimeHint* hint)
+void
+FlowBackend::SendTo(const NetMessage& msg, MessageSink* sink, uint64_t cookie, bool notifySent)
 {
     if (m_compat || msg.src == msg.dst || msg.bytes == 0)
     {
-        return NetworkBackend::SendTo(msg, sink, cookie, notifySent, hint);
+        NetworkBackend::SendTo(msg, sink, cookie, notifySent);
+        return;
     }
     EnsureLinks();
     CheckIds(msg);
     NS_LOG_FUNCTION(this << msg.src << msg.dst << msg.bytes << msg.dim);
     SendFluid(msg, nullptr, nullptr, sink, cookie, notifySent);
-    return Time(-1);
 }
 
 void
@@ -498,7 +497,7 @@ FlowBackend::Recompute()
             {
                 m_firstFailure = err;
             }
-            NS_LOG_WARN("FlowBackend invariant violated: " << err);
+            ASTRA_WARN("flow-invariant-violated", "FlowBackend self check failed: " << err);
         }
     }
 }

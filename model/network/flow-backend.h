@@ -86,15 +86,13 @@ class FlowBackend : public NetworkBackend
     void Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered) override;
     /**
      * As NetworkBackend::SendTo; fluid-model messages keep the sink and cookie
-     * in their flow slot instead of two callback objects. The hint is not used
-     * (message times here depend on the other traffic).
+     * in their flow slot instead of two callback objects.
      * \copydoc NetworkBackend::SendTo
      */
-    Time SendTo(const NetMessage& msg,
+    void SendTo(const NetMessage& msg,
                 MessageSink* sink,
                 uint64_t cookie,
-                bool notifySent,
-                MessageTimeHint* hint = nullptr) override;
+                bool notifySent) override;
     /// \return true: every event of this backend goes through EventBatcher
     bool SupportsEventBatching() const override;
     uint32_t GetNpuCount() const override;

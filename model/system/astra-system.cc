@@ -1,6 +1,8 @@
 #include "astra-system.h"
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
+#include "ns3/event-batcher.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -27,6 +29,7 @@ constexpr uint32_t kPhaseBits = 4;
 constexpr uint32_t kStepBits = 26;
 constexpr uint64_t kStepMask = (uint64_t(1) << kStepBits) - 1;
 constexpr uint32_t kMaxChunks = 1u << kChunkBits;
+constexpr uint32_t kMaxPhases = 1u << kPhaseBits;
 
 void
 DecodeTag(uint64_t tag, uint32_t& coll, uint32_t& chunk, uint32_t& phase, uint32_t& step)
@@ -52,33 +55,6 @@ NsToTime(double ns)
     return Time::FromDouble(ns, Time::NS);
 }
 
-PhaseOp
-OpOf(CollType t)
-{
-    switch (t)
-    {
-    case CollType::ALL_REDUCE:
-        return PhaseOp::ALL_REDUCE;
-    case CollType::REDUCE:
-        return PhaseOp::REDUCE;
-    case CollType::ALL_GATHER:
-        return PhaseOp::ALL_GATHER;
-    case CollType::GATHER:
-        return PhaseOp::GATHER;
-    case CollType::SCATTER:
-        return PhaseOp::SCATTER;
-    case CollType::BROADCAST:
-        return PhaseOp::BROADCAST;
-    case CollType::ALL_TO_ALL:
-        return PhaseOp::ALL_TO_ALL;
-    case CollType::REDUCE_SCATTER:
-    case CollType::REDUCE_SCATTER_BLOCK:
-        return PhaseOp::REDUCE_SCATTER;
-    case CollType::BARRIER:
-        return PhaseOp::BARRIER;
-    }
-    return PhaseOp::ALL_REDUCE;
-}
 } // namespace
 
 // ---------------------------------------------------------------- SystemContext
@@ -127,6 +103,7 @@ SystemContext::DoDispose()
     }
     m_systems.clear();
     m_backend = nullptr;
+    m_fixed = nullptr;
     if (m_batcherOwner)
     {
         EventBatcher::Reset();
@@ -143,7 +120,7 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
     m_backend = backend;
     m_dims = dims;
     m_params = params;
-    m_fixedTimes = m_useFixedTimes && backend && backend->HasFixedMessageTimes();
+    m_fixed = m_useFixedTimes && backend ? backend->GetFixedTimeInterface() : nullptr;
     for (auto& row : m_pd)
     {
         for (auto& e : row)
@@ -174,13 +151,8 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
     {
         m_params.queuesPerDim = 1;
     }
-    uint32_t n = 1;
-    m_stride.clear();
-    for (const auto& d : m_dims)
-    {
-        m_stride.push_back(n);
-        n *= std::max<uint32_t>(1, d.npus);
-    }
+    m_planner.Setup(m_dims, m_params);
+    const uint32_t n = m_planner.GetNpuCount();
     if (backend && backend->GetNpuCount() != n)
     {
         throw std::runtime_error("network backend connects " +
@@ -193,12 +165,6 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
         (*world)[i] = i;
     }
     m_world = world;
-    m_deliverCb = [this](const NetMessage& m) {
-        if (m.dst < m_systems.size())
-        {
-            m_systems[m.dst]->Deliver(m);
-        }
-    };
     m_systems.clear();
     for (uint32_t i = 0; i < n; ++i)
     {
@@ -300,13 +266,19 @@ SystemContext::GetBackend() const
 uint32_t
 SystemContext::Coord(uint32_t npu, uint32_t dim) const
 {
-    return (npu / m_stride[dim]) % std::max<uint32_t>(1, m_dims[dim].npus);
+    return m_planner.Coord(npu, dim);
 }
 
 uint32_t
 SystemContext::WithCoord(uint32_t npu, uint32_t dim, uint32_t c) const
 {
-    return npu - Coord(npu, dim) * m_stride[dim] + c * m_stride[dim];
+    return m_planner.WithCoord(npu, dim, c);
+}
+
+const CollectivePlanner&
+SystemContext::GetPlanner() const
+{
+    return m_planner;
 }
 
 const std::vector<CollectiveRecord>&
@@ -342,66 +314,59 @@ SystemContext::Record(uint32_t id)
 }
 
 void
-SystemContext::Transmit(const NetMessage& msg, std::function<void()> onSent)
-{
-    NetworkBackend::SentCallback cb;
-    if (onSent)
-    {
-        cb = [onSent = std::move(onSent)](const NetMessage&) { onSent(); };
-    }
-    TransmitMsg(msg, std::move(cb));
-}
-
-void
-SystemContext::TransmitMsg(const NetMessage& msg, NetworkBackend::SentCallback onSent)
-{
-    ++m_sent;
-    m_sentTrace(msg);
-    m_backend->Send(msg, std::move(onSent), m_deliverCb);
-}
-
-Time
-SystemContext::TransmitTo(const NetMessage& msg,
-                          uint64_t cookie,
-                          bool notifySent,
-                          MessageTimeHint* hint)
+SystemContext::Transmit(const NetMessage& msg, uint64_t cookie, bool notifySent)
 {
     ++m_sent;
     if (!m_sentTrace.IsEmpty())
     {
         m_sentTrace(msg);
     }
-    return m_backend->SendTo(msg, this, cookie, notifySent, hint);
-}
-
-bool
-SystemContext::HasFixedMessageTimes() const
-{
-    return m_fixedTimes;
+    m_backend->SendTo(msg, this, cookie, notifySent);
 }
 
 int64_t
-SystemContext::TransmitUnscheduled(const NetMessage& msg, MessageTimeHint* hint)
+SystemContext::TransmitFixed(const NetMessage& msg,
+                             MessageTimeHint* hint,
+                             int64_t processing,
+                             AstraSystem* dst,
+                             const void* touch)
 {
-    const int64_t t = m_backend->SendUnscheduled(msg, hint);
-    if (t >= 0)
+    int64_t t = m_fixed->SendUnscheduled(msg, hint);
+    if (t < 0)
     {
-        ++m_sent;
-        if (!m_sentTrace.IsEmpty())
-        {
-            m_sentTrace(msg);
-        }
+        // the backend must see the delivery (e.g. a trace is connected): its own event
+        t = m_fixed->GetMessageTimeSteps(msg, hint);
+        Transmit(msg, 0, false);
+        return t;
+    }
+    ++m_sent;
+    if (!m_sentTrace.IsEmpty())
+    {
+        m_sentTrace(msg);
+    }
+    if (!dst)
+    {
+        dst = PeekSystem(msg.dst);
+    }
+    if (processing < 0)
+    {
+        EventBatcher::ScheduleMessageSteps(t, &AstraSystem::DeliveryItem, dst, msg);
+    }
+    else
+    {
+        EventBatcher::ScheduleMessageSteps(t + processing,
+                                           &AstraSystem::ArrivalItem,
+                                           dst,
+                                           msg,
+                                           touch);
     }
     return t;
 }
 
-void
-SystemContext::ScheduleArrival(int64_t delay,
-                               const NetMessage& msg,
-                               AstraSystem* dst,
-                               const void* touch)
+FixedTimeNetwork*
+SystemContext::GetFixedTimeNetwork() const
 {
-    EventBatcher::ScheduleMessageSteps(delay, &AstraSystem::ArrivalItem, dst, msg, touch);
+    return m_fixed;
 }
 
 AstraSystem*
@@ -464,7 +429,7 @@ SystemContext::PrefetchHint(const NetMessage& msg, uint64_t cookie)
         __builtin_prefetch(sys);
         __builtin_prefetch(sys + 64);
     }
-    if (cookie)
+    if (cookie && !(cookie & 1))
     {
         __builtin_prefetch(reinterpret_cast<const void*>(uintptr_t(cookie))); // the stream
     }
@@ -477,23 +442,6 @@ SystemContext::GetMessagesSent() const
 }
 
 // ---------------------------------------------------------------- AstraSystem
-
-struct AstraSystem::CustomState
-{
-    const WorkloadGraph* graph{nullptr};
-    std::vector<uint32_t> deps;
-    std::vector<std::vector<uint32_t>> children;
-    std::vector<uint32_t> posted; //!< RECV node indices waiting
-
-    struct Arrival
-    {
-        uint32_t srcRank;
-        uint32_t tag;
-    };
-
-    std::vector<Arrival> arrivals;
-    uint32_t remaining{0};
-};
 
 TypeId
 AstraSystem::GetTypeId()
@@ -525,6 +473,8 @@ AstraSystem::DoDispose()
     m_lastCollId = UINT32_MAX;
     m_unclaimed.clear();
     m_p2pPosted.clear();
+    m_sendWaiters.clear();
+    m_freeWaiters.clear();
     m_ctx = nullptr;
     Object::DoDispose();
 }
@@ -536,7 +486,7 @@ AstraSystem::Setup(SystemContext* ctx, uint32_t npu)
     m_npu = npu;
     const SystemParams& p = ctx->GetParams();
     m_compat = p.compat;
-    m_fixed = ctx->HasFixedMessageTimes();
+    m_fixed = ctx->GetFixedTimeNetwork() != nullptr;
     uint32_t q = p.queuesPerDim;
     uint32_t cap = (p.activeChunks + q - 1) / q;
     m_queues.assign((ctx->GetDims().size() + 1) * q, Queue{});
@@ -580,7 +530,14 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
     c->localSeq = m_localSeq++;
     c->start = Simulator::Now();
     c->cb = std::move(done);
-    Plan(*c, members);
+    CollectivePlan plan = m_ctx->GetPlanner().Plan(c->req, m_npu, members);
+    if (plan.phases.size() > kMaxPhases)
+    {
+        throw std::runtime_error("collective '" + reqIn.name + "' needs " +
+                                 std::to_string(plan.phases.size()) + " phases (limit " +
+                                 std::to_string(kMaxPhases) + ")");
+    }
+    c->anchor = plan.anchor;
 
     // the k-th collective on the same (sub)group is the same collective everywhere
     // (plain appends, no ostringstream: this runs per NPU and collective)
@@ -612,42 +569,21 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
         rec.type = reqIn.type;
         rec.group = reqIn.group;
         rec.bytes = c->req.bytes;
-        uint32_t n = 1;
-        std::ostringstream pl;
-        if (c->phases.empty())
-        {
-            pl << "local";
-        }
-        for (size_t i = 0; i < c->phases.size(); ++i)
-        {
-            const auto& ph = c->phases[i];
-            pl << (i ? " " : "") << PhaseOpName(ph.op) << "@"
-               << (ph.dim < 0 ? std::string("flat") : "dim" + std::to_string(ph.dim)) << ":"
-               << AlgoKindName(ph.algo.kind);
-        }
-        rec.placement = pl.str();
-        // member count: product over distinct dimension phases, or flat size
-        std::vector<int32_t> seen;
-        for (const auto& ph : c->phases)
-        {
-            if (ph.dim < 0 || std::find(seen.begin(), seen.end(), ph.dim) == seen.end())
-            {
-                n = ph.dim < 0 ? static_cast<uint32_t>(ph.peers->size())
-                               : n * static_cast<uint32_t>(ph.peers->size());
-                seen.push_back(ph.dim);
-            }
-        }
-        rec.members = c->phases.empty() ? 1 : n;
+        rec.placement = plan.Placement();
+        rec.members = plan.MemberCount();
     }
     else if (rec.type != reqIn.type)
     {
-        NS_LOG_WARN("NPU " << m_npu << ": collective #" << seq << " on group '" << reqIn.group
-                           << "' is " << CollTypeName(reqIn.type) << " here but "
-                           << CollTypeName(rec.type) << " on another member");
+        ASTRA_WARN("collective-type-mismatch",
+                   "NPU " << m_npu << ": collective '" << reqIn.name << "' #" << seq
+                          << " on group '" << reqIn.group << "' is " << CollTypeName(reqIn.type)
+                          << " here but " << CollTypeName(rec.type)
+                          << " on another member (its first member's type is reported)");
     }
     rec.started++;
     rec.start = std::min(rec.start, Simulator::Now());
     rec.issuers.push_back(m_npu);
+    c->phases = std::move(plan.phases);
 
     // chunks
     uint64_t size = c->req.bytes;
@@ -744,260 +680,6 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
     return id;
 }
 
-void
-AstraSystem::Plan(CollState& c, std::shared_ptr<const std::vector<uint32_t>> members)
-{
-    const SystemParams& p = m_ctx->GetParams();
-    const auto& dims = m_ctx->GetDims();
-    const uint32_t nd = static_cast<uint32_t>(dims.size());
-    const uint32_t nq = p.queuesPerDim;
-    const bool world = members->size() == m_ctx->GetNpuCount();
-    std::vector<std::vector<uint32_t>> coords(nd);
-    std::vector<uint32_t> V;
-    bool regular = true;
-    if (world)
-    {
-        for (uint32_t d = 0; d < nd; ++d)
-        {
-            bool involved =
-                c.req.involvedDim.empty() || (d < c.req.involvedDim.size() && c.req.involvedDim[d]);
-            if (dims[d].npus > 1 && involved)
-            {
-                V.push_back(d);
-                for (uint32_t x = 0; x < dims[d].npus; ++x)
-                {
-                    coords[d].push_back(x);
-                }
-            }
-        }
-    }
-    else
-    {
-        uint64_t prod = 1;
-        for (uint32_t d = 0; d < nd; ++d)
-        {
-            std::vector<uint32_t> cs;
-            for (uint32_t m : *members)
-            {
-                cs.push_back(m_ctx->Coord(m, d));
-            }
-            std::sort(cs.begin(), cs.end());
-            cs.erase(std::unique(cs.begin(), cs.end()), cs.end());
-            if (cs.size() > 1)
-            {
-                V.push_back(d);
-                coords[d] = cs;
-                prod *= cs.size();
-            }
-        }
-        regular = prod == members->size();
-        if (!c.req.involvedDim.empty())
-        {
-            NS_LOG_DEBUG("involved_dim ignored for explicit group '" << c.req.group << "'");
-        }
-    }
-
-    // anchor: the smallest NPU of this collective instance (same on every member)
-    if (!regular || !world)
-    {
-        c.anchor = members->front();
-    }
-    else
-    {
-        c.anchor = m_npu;
-        for (uint32_t d : V)
-        {
-            c.anchor = m_ctx->WithCoord(c.anchor, d, coords[d].front());
-        }
-    }
-    const CollType t = c.req.type;
-    const PhaseOp op = OpOf(t);
-    auto algoList = [&](PhaseOp o) -> const std::vector<AlgoSpec>& {
-        switch (o)
-        {
-        case PhaseOp::REDUCE_SCATTER:
-            return p.reduceScatter;
-        case PhaseOp::ALL_GATHER:
-            return p.allGather;
-        case PhaseOp::ALL_TO_ALL:
-            return p.allToAll;
-        default:
-            return p.allReduce;
-        }
-    };
-    auto algoFor = [&](PhaseOp o, int32_t dim) {
-        const auto& l = algoList(o);
-        if (l.empty())
-        {
-            return AlgoSpec{};
-        }
-        size_t i = dim < 0 ? 0 : std::min<size_t>(dim, l.size() - 1);
-        return l[i];
-    };
-    auto addPhase = [&](PhaseOp o,
-                        int32_t dim,
-                        std::shared_ptr<const std::vector<uint32_t>> peers,
-                        const AlgoSpec* forced) {
-        PhaseDesc ph;
-        ph.op = o;
-        ph.dim = dim;
-        ph.peers = peers;
-        auto it = std::lower_bound(peers->begin(), peers->end(), m_npu);
-        ph.myIndex = static_cast<uint32_t>(it - peers->begin());
-        AlgoSpec want = forced ? *forced : algoFor(o, dim);
-        ph.algo =
-            want.kind == AlgoKind::CUSTOM
-                ? want
-                : CollectiveAlgorithm::Effective(want, o, static_cast<uint32_t>(peers->size()));
-        if (ph.algo.kind != want.kind && ph.myIndex == 0)
-        {
-            NS_LOG_WARN("collective '" << c.req.name << "': " << AlgoKindName(want.kind)
-                                       << " cannot run " << PhaseOpName(o) << " on "
-                                       << peers->size() << " members; using "
-                                       << AlgoKindName(ph.algo.kind));
-        }
-        ph.queueBase = (dim < 0 ? nd : static_cast<uint32_t>(dim)) * nq;
-        ph.ring = ph.algo.kind == AlgoKind::RING &&
-                  (o == PhaseOp::ALL_REDUCE || o == PhaseOp::REDUCE_SCATTER ||
-                   o == PhaseOp::ALL_GATHER || o == PhaseOp::ALL_TO_ALL);
-        c.phases.push_back(ph);
-    };
-    // members of my collective instance (sub-grid over V anchored at me, or the group)
-    auto subgrid = [&]() -> std::shared_ptr<const std::vector<uint32_t>> {
-        if (!world || V.size() == nd)
-        {
-            bool all = true;
-            for (uint32_t d = 0; d < nd && world; ++d)
-            {
-                all = all && (dims[d].npus <= 1 || std::find(V.begin(), V.end(), d) != V.end());
-            }
-            if (!world || all)
-            {
-                return members;
-            }
-        }
-        auto v = std::make_shared<std::vector<uint32_t>>();
-        v->push_back(m_npu);
-        for (uint32_t d : V)
-        {
-            std::vector<uint32_t> next;
-            next.reserve(v->size() * coords[d].size());
-            for (uint32_t x : *v)
-            {
-                for (uint32_t cc : coords[d])
-                {
-                    next.push_back(m_ctx->WithCoord(x, d, cc));
-                }
-            }
-            v->swap(next);
-        }
-        std::sort(v->begin(), v->end());
-        return v;
-    };
-    auto line = [&](uint32_t d) {
-        auto v = std::make_shared<std::vector<uint32_t>>();
-        v->reserve(coords[d].size());
-        for (uint32_t cc : coords[d])
-        {
-            v->push_back(m_ctx->WithCoord(m_npu, d, cc));
-        }
-        return std::shared_ptr<const std::vector<uint32_t>>(v);
-    };
-
-    if (members->size() <= 1 || (world && V.empty()))
-    {
-        return; // nothing to exchange
-    }
-    // custom algorithm from traces
-    auto cu = p.custom.find(t == CollType::REDUCE_SCATTER_BLOCK ? CollType::REDUCE_SCATTER : t);
-    if (cu != p.custom.end())
-    {
-        AlgoSpec s;
-        s.kind = AlgoKind::CUSTOM;
-        auto all = regular ? subgrid() : members;
-        addPhase(op, V.size() == 1 && regular ? static_cast<int32_t>(V[0]) : -1, all, &s);
-        return;
-    }
-    if (!regular)
-    {
-        if (members->front() == m_npu)
-        {
-            NS_LOG_WARN("communicator group '"
-                        << c.req.group << "' (" << members->size()
-                        << " NPUs) is not a line or sub-grid of the topology; running "
-                        << PhaseOpName(op) << " as one flat " << AlgoKindName(algoFor(op, -1).kind)
-                        << " over its members, routed through the network (dim -1)");
-        }
-        addPhase(op, -1, members, nullptr);
-        return;
-    }
-    bool misc = op == PhaseOp::REDUCE || op == PhaseOp::GATHER || op == PhaseOp::SCATTER ||
-                op == PhaseOp::BROADCAST || op == PhaseOp::BARRIER;
-    if (V.size() == 1)
-    {
-        addPhase(op, static_cast<int32_t>(V[0]), line(V[0]), nullptr);
-        return;
-    }
-    if (misc || algoFor(op, -1).flattened)
-    {
-        addPhase(op, -1, subgrid(), nullptr);
-        return;
-    }
-    std::vector<uint32_t> order = V;
-    if (p.optimization == CollOptimization::LOCAL_BW_AWARE)
-    {
-        std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-            return dims[a].bandwidthGBps > dims[b].bandwidthGBps;
-        });
-    }
-    switch (op)
-    {
-    case PhaseOp::ALL_REDUCE:
-        if (p.optimization == CollOptimization::LOCAL_BW_AWARE)
-        {
-            for (size_t i = 0; i + 1 < order.size(); ++i)
-            {
-                addPhase(PhaseOp::REDUCE_SCATTER, order[i], line(order[i]), nullptr);
-            }
-            addPhase(PhaseOp::ALL_REDUCE, order.back(), line(order.back()), nullptr);
-            for (size_t i = order.size() - 1; i-- > 0;)
-            {
-                addPhase(PhaseOp::ALL_GATHER, order[i], line(order[i]), nullptr);
-            }
-        }
-        else
-        {
-            for (uint32_t d : order)
-            {
-                addPhase(PhaseOp::ALL_REDUCE, d, line(d), nullptr);
-            }
-        }
-        break;
-    case PhaseOp::ALL_GATHER:
-        // input grows; localBWAware gathers on the slowest dimension first so the largest
-        // messages use the fastest links
-        if (p.optimization == CollOptimization::LOCAL_BW_AWARE)
-        {
-            std::reverse(order.begin(), order.end());
-        }
-        for (uint32_t d : order)
-        {
-            addPhase(op, d, line(d), nullptr);
-        }
-        break;
-    default:
-        for (uint32_t d : order)
-        {
-            addPhase(op, d, line(d), nullptr);
-        }
-        break;
-    }
-    if (c.phases.size() > (1u << kPhaseBits))
-    {
-        throw std::runtime_error("too many phases");
-    }
-}
-
 bool
 AstraSystem::Before(const Stream* a, const Stream* b) const
 {
@@ -1027,13 +709,16 @@ void
 AstraSystem::Enqueue(Stream* s)
 {
     const SystemParams& p = m_ctx->GetParams();
-    const PhaseDesc& ph = s->coll->phases[s->phase];
+    const CollectivePhase& ph = s->coll->phases[s->phase];
+    // the queues of the phase's dimension (flat phases: the extra last dimension)
+    const uint32_t nd = static_cast<uint32_t>(m_ctx->GetDims().size());
+    const uint32_t queueBase = (ph.dim < 0 ? nd : static_cast<uint32_t>(ph.dim)) * p.queuesPerDim;
     uint32_t nq = p.queuesPerDim;
     if (ph.op == PhaseOp::ALL_REDUCE && nq > 1)
     {
         nq = std::max<uint32_t>(1, nq / 2);
     }
-    uint32_t q = ph.queueBase + s->chunk % nq;
+    uint32_t q = queueBase + s->chunk % nq;
     s->queue = q;
     s->queued = true;
     m_queues[q].waiting.push_back(s);
@@ -1090,30 +775,28 @@ void
 AstraSystem::StartPhase(Stream* s)
 {
     const SystemParams& p = m_ctx->GetParams();
-    const PhaseDesc& ph = s->coll->phases[s->phase];
+    const CollectivePhase& ph = s->coll->phases[s->phase];
     s->step = 0;
     s->posted = false;
-    if (ph.algo.kind == AlgoKind::CUSTOM)
+    if (ph.custom)
     {
         CustomStart(s);
         return;
     }
     const uint32_t n = static_cast<uint32_t>(ph.peers->size());
-    s->steps = CollectiveAlgorithm::NumSteps(ph.algo, ph.op, n, ph.myIndex);
-    s->ring = ph.ring;
-    if (ph.ring)
+    s->steps = ph.algo.NumSteps(ph.op, n, ph.myIndex);
+    UniformStep u;
+    s->uniform = s->steps > 0 && ph.algo.steps->GetUniformStep(ph.op, n, ph.myIndex, s->bytes, u);
+    if (s->uniform)
     {
-        // ring reduce-scatter / all-gather / all-reduce / all-to-all: each step sends to the
-        // next member and receives once (as CollectiveAlgorithm::GetStep, without its vector)
-        s->ringDst = (*ph.peers)[ph.myIndex + 1 == n ? 0 : ph.myIndex + 1];
-        s->ringBytes =
-            ph.op == PhaseOp::ALL_GATHER ? s->bytes : std::max<uint64_t>(1, s->bytes / n);
+        // every step sends one message to one peer and receives once (a ring): StartStep
+        // runs the steps from these fields without generating them
+        s->uniformDst = (*ph.peers)[u.peer];
+        s->uniformBytes = u.bytes;
         s->dim = ph.dim;
         s->tagBase = MakeTag(s->coll->id, s->chunk, s->phase, 0);
-        s->reduceSteps = ph.op == PhaseOp::REDUCE_SCATTER ? UINT32_MAX
-                         : ph.op == PhaseOp::ALL_REDUCE   ? n - 1
-                                                          : 0;
-        s->peerSys = m_ctx->PeekSystem(s->ringDst);
+        s->reduceSteps = u.reduceSteps;
+        s->peerSys = m_ctx->PeekSystem(s->uniformDst);
         s->peerStream =
             m_fixed && !m_compat ? s->peerSys->PeekStream(s->coll->id, s->chunk) : nullptr;
     }
@@ -1131,37 +814,33 @@ AstraSystem::StartPhase(Stream* s)
 void
 AstraSystem::SendStep(Stream* s, const NetMessage& msg, bool fold)
 {
-    if (fold && m_fixed && !m_compat)
+    if (m_fixed)
     {
-        // one event per message: the arrival at the next member folded with its processing
-        // (the receiver's reduce flag of this step is this stream's: same ring phase)
-        const int64_t t = m_ctx->TransmitUnscheduled(msg, &s->hint);
-        if (t >= 0)
+        // the backend fixes the message's time at send: the effect at the receiver is one
+        // batched item of this layer's, and the send completes by its known time instead of a
+        // notification (compat streams do not wait for their sends)
+        const bool folded = fold && !m_compat;
+        // a folded arrival comes with the receiver's processing (its reduce flag of this step
+        // is this stream's: the same uniform phase)
+        const int64_t t = m_ctx->TransmitFixed(
+            msg,
+            &s->hint,
+            folded ? m_ctx->ProcessingDelaySteps(msg.bytes, s->step < s->reduceSteps) : -1,
+            s->uniform ? s->peerSys : nullptr, // in the stream's first line: no table lookup
+            s->peerStream);
+        if (!m_compat)
         {
             s->sendsDoneAt = std::max(s->sendsDoneAt, EventBatcher::NowSteps() + t);
-            m_ctx->ScheduleArrival(
-                t + m_ctx->ProcessingDelaySteps(msg.bytes, s->step < s->reduceSteps),
-                msg,
-                s->peerSys,
-                s->peerStream);
-            return;
         }
+        return;
     }
     if (m_compat)
     {
-        m_ctx->TransmitTo(msg, 0, false, &s->hint); // compat streams do not wait for their sends
+        m_ctx->Transmit(msg, 0, false); // compat streams do not wait for their sends
+        return;
     }
-    else if (m_fixed)
-    {
-        // the backend fixed the send's completion time: no notification per message
-        const Time t = m_ctx->TransmitTo(msg, 0, false, &s->hint);
-        s->sendsDoneAt = std::max(s->sendsDoneAt, EventBatcher::NowSteps() + t.GetTimeStep());
-    }
-    else
-    {
-        s->sendsInFlight++;
-        m_ctx->TransmitTo(msg, Pack(s), true, &s->hint);
-    }
+    s->sendsInFlight++;
+    m_ctx->Transmit(msg, Pack(s), true);
 }
 
 void
@@ -1205,10 +884,10 @@ AstraSystem::StartStep(Stream* s)
         }
         NetMessage msg;
         msg.src = m_npu;
-        if (s->ring)
+        if (s->uniform)
         {
-            msg.dst = s->ringDst;
-            msg.bytes = s->ringBytes;
+            msg.dst = s->uniformDst;
+            msg.bytes = s->uniformBytes;
             msg.dim = s->dim;
             msg.tag = s->tagBase | (uint64_t(s->step) & kStepMask);
             msg.tclass = TrafficClass::COLLECTIVE;
@@ -1221,15 +900,9 @@ AstraSystem::StartStep(Stream* s)
         else
         {
             CollState* c = s->coll;
-            const PhaseDesc& ph = c->phases[s->phase];
+            const CollectivePhase& ph = c->phases[s->phase];
             const uint32_t n = static_cast<uint32_t>(ph.peers->size());
-            CollectiveAlgorithm::GetStep(ph.algo,
-                                         ph.op,
-                                         n,
-                                         ph.myIndex,
-                                         s->bytes,
-                                         s->step,
-                                         m_scratch);
+            ph.algo.GetStep(ph.op, n, ph.myIndex, s->bytes, s->step, m_scratch);
             msg.dim = ph.dim;
             msg.tclass =
                 ph.op == PhaseOp::BARRIER ? TrafficClass::CONTROL : TrafficClass::COLLECTIVE;
@@ -1323,8 +996,20 @@ AstraSystem::ArrivalItem(void* obj, const NetMessage& msg)
     {
         return; // disposed
     }
-    sys->m_ctx->m_backend->CompleteUnscheduled(msg);
-    sys->ArriveProcessed(msg);
+    sys->m_ctx->m_fixed->CompleteUnscheduled(msg);
+    sys->HandleCollMessage(msg, true);
+}
+
+void
+AstraSystem::DeliveryItem(void* obj, const NetMessage& msg)
+{
+    auto* sys = static_cast<AstraSystem*>(obj);
+    if (!sys->m_ctx)
+    {
+        return; // disposed
+    }
+    sys->m_ctx->m_fixed->CompleteUnscheduled(msg);
+    sys->HandleCollMessage(msg, false);
 }
 
 const AstraSystem::Stream*
@@ -1351,10 +1036,57 @@ AstraSystem::CustomNodeDoneItem(void* obj, uint64_t s, uint64_t idx)
                                                    static_cast<uint32_t>(idx));
 }
 
+uint64_t
+AstraSystem::AddSendWaiter(DoneCallback done, Stream* stream, uint32_t node)
+{
+    uint32_t slot;
+    if (m_freeWaiters.empty())
+    {
+        slot = static_cast<uint32_t>(m_sendWaiters.size());
+        m_sendWaiters.emplace_back();
+    }
+    else
+    {
+        slot = m_freeWaiters.back();
+        m_freeWaiters.pop_back();
+    }
+    SendWaiter& w = m_sendWaiters[slot];
+    w.done = std::move(done);
+    w.stream = stream;
+    w.node = node;
+    // streams are 64-byte aligned, so a stream cookie is even and a waiter's is odd
+    return (uint64_t(slot) << 1) | 1;
+}
+
 void
 AstraSystem::SentNotify(uint64_t cookie)
 {
-    SendDone(reinterpret_cast<Stream*>(uintptr_t(cookie)));
+    if (!(cookie & 1))
+    {
+        SendDone(reinterpret_cast<Stream*>(uintptr_t(cookie)));
+        return;
+    }
+    const uint32_t slot = static_cast<uint32_t>(cookie >> 1);
+    if (slot >= m_sendWaiters.size())
+    {
+        return; // disposed
+    }
+    // move out first: the callback may send (and reuse or grow the table)
+    SendWaiter& w = m_sendWaiters[slot];
+    DoneCallback done = std::move(w.done);
+    Stream* stream = w.stream;
+    const uint32_t node = w.node;
+    w.done = nullptr;
+    w.stream = nullptr;
+    m_freeWaiters.push_back(slot);
+    if (stream)
+    {
+        CustomNodeDone(stream, node);
+    }
+    else
+    {
+        done();
+    }
 }
 
 void
@@ -1374,9 +1106,8 @@ AstraSystem::PhaseDone(Stream* s)
     CollState* c = s->coll;
     uint32_t q = s->queue;
     m_queues[q].active--;
-    const PhaseDesc& ph = c->phases[s->phase];
-    s->bytes =
-        CollectiveAlgorithm::OutputBytes(ph.op, static_cast<uint32_t>(ph.peers->size()), s->bytes);
+    const CollectivePhase& ph = c->phases[s->phase];
+    s->bytes = PhaseOutputBytes(ph.op, static_cast<uint32_t>(ph.peers->size()), s->bytes);
     s->custom.reset();
     s->phase++;
     if (s->phase < c->phases.size())
@@ -1472,9 +1203,11 @@ AstraSystem::HandleCollMessage(const NetMessage& msg, bool processed)
     }
     if (chunk >= m_lastNStreams)
     {
-        NS_LOG_WARN("NPU " << m_npu << ": message for chunk " << chunk << " of collective " << coll
-                           << " which has " << m_lastNStreams
-                           << " chunks here (mismatched collective sizes across members?)");
+        ASTRA_WARN("message-for-unknown-chunk",
+                   "NPU " << m_npu << ": message for chunk " << chunk << " of collective " << coll
+                          << " which has " << m_lastNStreams
+                          << " chunks here (mismatched collective sizes across members?); "
+                             "the message is dropped");
         return;
     }
     Stream* s = m_lastStreams + chunk;
@@ -1528,53 +1261,37 @@ AstraSystem::HandleCollMessage(const NetMessage& msg, bool processed)
         const auto& peers = *c->phases[phase].peers;
         uint32_t rank = static_cast<uint32_t>(
             std::lower_bound(peers.begin(), peers.end(), msg.src) - peers.begin());
-        s->custom->arrivals.push_back({rank, step});
-        CustomTryRecv(s);
+        s->custom->Arrive(rank, step);
+        m_customActions.clear();
+        s->custom->MatchReceives(m_customActions);
+        CustomApply(s);
         return;
     }
     s->early.push_back({phase, step, msg.src, msg.bytes, msg.tag});
 }
 
-// ---- custom (trace-defined) algorithms
+// ---- custom (trace-defined) algorithms: CustomCollective decides, the engine acts
 
 void
 AstraSystem::CustomStart(Stream* s)
 {
     const SystemParams& p = m_ctx->GetParams();
     CollState* c = s->coll;
-    const PhaseDesc& ph = c->phases[s->phase];
-    CollType t =
-        c->req.type == CollType::REDUCE_SCATTER_BLOCK ? CollType::REDUCE_SCATTER : c->req.type;
-    const auto& graphs = *p.custom.at(t);
-    if (ph.myIndex >= graphs.size())
+    const CollectivePhase& ph = c->phases[s->phase];
+    const std::vector<WorkloadGraph>& traces = *ph.custom;
+    if (ph.myIndex >= traces.size())
     {
+        const CollType t =
+            c->req.type == CollType::REDUCE_SCATTER_BLOCK ? CollType::REDUCE_SCATTER : c->req.type;
         throw std::runtime_error("custom " + std::string(CollTypeName(t)) + " implementation has " +
-                                 std::to_string(graphs.size()) + " rank traces but rank " +
+                                 std::to_string(traces.size()) + " rank traces but rank " +
                                  std::to_string(ph.myIndex) + " of " +
                                  std::to_string(ph.peers->size()) + " members needs one");
     }
-    auto cs = std::make_unique<CustomState>();
-    cs->graph = &graphs[ph.myIndex];
-    const auto& g = *cs->graph;
-    cs->deps.assign(g.nodes.size(), 0);
-    cs->children.assign(g.nodes.size(), {});
-    for (uint32_t i = 0; i < g.nodes.size(); ++i)
-    {
-        for (const auto* dl : {&g.nodes[i].dataDeps, &g.nodes[i].ctrlDeps})
-        {
-            for (uint64_t d : *dl)
-            {
-                auto f = g.index.find(d);
-                if (f != g.index.end())
-                {
-                    cs->deps[i]++;
-                    cs->children[f->second].push_back(i);
-                }
-            }
-        }
-    }
-    cs->remaining = static_cast<uint32_t>(g.nodes.size());
-    s->custom = std::move(cs);
+    s->custom = std::make_unique<CustomCollective>(traces[ph.myIndex],
+                                                   static_cast<uint32_t>(ph.peers->size()),
+                                                   static_cast<uint32_t>(kStepMask),
+                                                   p.compat ? 1.0 : p.computeScale);
     // messages that arrived before this chunk started
     for (size_t i = 0; i < s->early.size();)
     {
@@ -1583,7 +1300,7 @@ AstraSystem::CustomStart(Stream* s)
             const auto& peers = *ph.peers;
             uint32_t rank = static_cast<uint32_t>(
                 std::lower_bound(peers.begin(), peers.end(), s->early[i].src) - peers.begin());
-            s->custom->arrivals.push_back({rank, s->early[i].step});
+            s->custom->Arrive(rank, s->early[i].step);
             s->early[i] = s->early.back();
             s->early.pop_back();
         }
@@ -1592,108 +1309,43 @@ AstraSystem::CustomStart(Stream* s)
             ++i;
         }
     }
-    if (s->custom->remaining == 0)
+    if (s->custom->IsFinished())
     {
         PhaseDone(s);
         return;
     }
-    CustomRun(s);
+    m_customActions.clear();
+    s->custom->Run(m_customActions);
+    CustomApply(s);
 }
 
 void
-AstraSystem::CustomRun(Stream* s)
+AstraSystem::CustomApply(Stream* s)
 {
-    // issue every ready node (deps == 0 and not yet issued: mark issued with UINT32_MAX)
-    CustomState& cs = *s->custom;
-    std::vector<uint32_t> ready;
-    for (uint32_t i = 0; i < cs.deps.size(); ++i)
-    {
-        if (cs.deps[i] == 0)
-        {
-            cs.deps[i] = UINT32_MAX;
-            ready.push_back(i);
-        }
-    }
-    const SystemParams& p = m_ctx->GetParams();
+    // taken out of the scratch: the next interpreter call may fill it again
+    std::vector<CustomCollective::Action> actions;
+    actions.swap(m_customActions);
     CollState* c = s->coll;
-    const PhaseDesc& ph = c->phases[s->phase];
-    for (uint32_t i : ready)
+    const CollectivePhase& ph = c->phases[s->phase];
+    for (const auto& a : actions)
     {
-        const WorkloadNode& n = cs.graph->nodes[i];
-        switch (n.kind)
+        if (a.kind == CustomCollective::Action::SEND)
         {
-        case NodeKind::COMM_SEND: {
-            if (n.commDst < 0 || uint32_t(n.commDst) >= ph.peers->size())
-            {
-                throw std::runtime_error("custom trace " + cs.graph->file + " node " +
-                                         std::to_string(n.id) + ": comm_dst " +
-                                         std::to_string(n.commDst) + " outside the group of " +
-                                         std::to_string(ph.peers->size()));
-            }
             NetMessage msg;
             msg.src = m_npu;
-            msg.dst = (*ph.peers)[n.commDst];
-            msg.bytes = std::max<uint64_t>(1, n.commSize);
+            msg.dst = (*ph.peers)[a.peerRank];
+            msg.bytes = a.bytes;
             msg.dim = ph.dim;
-            msg.tag = MakeTag(c->id, s->chunk, s->phase, uint32_t(n.commTag) & kStepMask);
-            m_ctx->Transmit(msg, [this, s, i]() { CustomNodeDone(s, i); });
-            break;
+            msg.tag = MakeTag(c->id, s->chunk, s->phase, a.tag);
+            m_ctx->Transmit(msg, AddSendWaiter(nullptr, s, a.node), true);
         }
-        case NodeKind::COMM_RECV:
-            cs.posted.push_back(i);
-            break;
-        case NodeKind::COMP: {
-            double ns = double(n.GetDurationNs()) * (p.compat ? 1.0 : p.computeScale);
-            EventBatcher::Schedule(Time::FromDouble(ns, Time::NS),
+        else
+        {
+            EventBatcher::Schedule(a.delay,
                                    &AstraSystem::CustomNodeDoneItem,
                                    this,
                                    Pack(s),
-                                   i);
-            break;
-        }
-        default:
-            EventBatcher::Schedule(Time(0), &AstraSystem::CustomNodeDoneItem, this, Pack(s), i);
-            break;
-        }
-    }
-    if (!ready.empty())
-    {
-        CustomTryRecv(s);
-    }
-}
-
-void
-AstraSystem::CustomTryRecv(Stream* s)
-{
-    if (!s->custom)
-    {
-        return;
-    }
-    CustomState& cs = *s->custom;
-    for (size_t pi = 0; pi < cs.posted.size();)
-    {
-        const WorkloadNode& n = cs.graph->nodes[cs.posted[pi]];
-        bool matched = false;
-        for (size_t ai = 0; ai < cs.arrivals.size(); ++ai)
-        {
-            if (int64_t(cs.arrivals[ai].srcRank) == n.commSrc &&
-                cs.arrivals[ai].tag == (uint32_t(n.commTag) & kStepMask))
-            {
-                cs.arrivals.erase(cs.arrivals.begin() + ai);
-                uint32_t idx = cs.posted[pi];
-                cs.posted.erase(cs.posted.begin() + pi);
-                EventBatcher::Schedule(Time(0),
-                                       &AstraSystem::CustomNodeDoneItem,
-                                       this,
-                                       Pack(s),
-                                       idx);
-                matched = true;
-                break;
-            }
-        }
-        if (!matched)
-        {
-            ++pi;
+                                   a.node);
         }
     }
 }
@@ -1701,24 +1353,13 @@ AstraSystem::CustomTryRecv(Stream* s)
 void
 AstraSystem::CustomNodeDone(Stream* s, uint32_t idx)
 {
-    CustomState& cs = *s->custom;
-    bool any = false;
-    for (uint32_t ch : cs.children[idx])
-    {
-        if (--cs.deps[ch] == 0)
-        {
-            any = true;
-        }
-    }
-    if (--cs.remaining == 0)
+    m_customActions.clear();
+    if (s->custom->NodeDone(idx, m_customActions))
     {
         PhaseDone(s);
         return;
     }
-    if (any)
-    {
-        CustomRun(s);
-    }
+    CustomApply(s);
 }
 
 // ---- workload SEND / RECV
@@ -1741,7 +1382,14 @@ AstraSystem::SendP2P(uint32_t dst, uint64_t bytes, int64_t tag, DoneCallback don
         throw std::runtime_error("SEND from NPU " + std::to_string(m_npu) + " to NPU " +
                                  std::to_string(dst) + " which does not exist");
     }
-    m_ctx->Transmit(msg, std::move(done));
+    if (done)
+    {
+        m_ctx->Transmit(msg, AddSendWaiter(std::move(done), nullptr, 0), true);
+    }
+    else
+    {
+        m_ctx->Transmit(msg, 0, false);
+    }
 }
 
 void
@@ -1801,9 +1449,9 @@ AstraSystem::DescribePending() const
         }
         if (s)
         {
-            const PhaseDesc& ph = c.phases[s->phase];
+            const CollectivePhase& ph = c.phases[s->phase];
             os << "; chunk " << s->chunk << " in phase " << s->phase << " (" << PhaseOpName(ph.op)
-               << " " << AlgoKindName(ph.algo.kind) << " on "
+               << " " << AlgoKindName(ph.algo.spec.kind) << " on "
                << (ph.dim < 0 ? std::string("flat") : "dim " + std::to_string(ph.dim)) << ")";
             if (s->posted)
             {
@@ -1814,12 +1462,11 @@ AstraSystem::DescribePending() const
                 int listed = 0;
                 for (uint32_t j = 0; j < n && n <= 1024 && listed < 16; ++j)
                 {
-                    if (j == ph.myIndex ||
-                        s->step >= CollectiveAlgorithm::NumSteps(ph.algo, ph.op, n, j))
+                    if (j == ph.myIndex || s->step >= ph.algo.NumSteps(ph.op, n, j))
                     {
                         continue;
                     }
-                    CollectiveAlgorithm::GetStep(ph.algo, ph.op, n, j, s->bytes, s->step, tmp);
+                    ph.algo.GetStep(ph.op, n, j, s->bytes, s->step, tmp);
                     for (const auto& sn : tmp.sends)
                     {
                         if (sn.peer == ph.myIndex)
@@ -1834,9 +1481,8 @@ AstraSystem::DescribePending() const
             else if (s->custom)
             {
                 os << " custom trace waits for receive(s) from NPU(s)";
-                for (uint32_t pi : s->custom->posted)
+                for (int32_t r : s->custom->GetAwaitedRanks())
                 {
-                    int32_t r = s->custom->graph->nodes[pi].commSrc;
                     if (r >= 0 && uint32_t(r) < ph.peers->size())
                     {
                         os << " " << (*ph.peers)[r];

@@ -1,18 +1,23 @@
 /*
- * The system layer of ASTRA-sim on ns-3: per NPU, collectives are placed on
- * the topology (one dimension, a sub-grid, or an irregular group routed flat),
- * cut into chunks, decomposed into per-dimension phases, scheduled on
- * per-dimension queues and executed step by step as messages through a
- * NetworkBackend. Receives are matched here; the backend only reports
- * delivery. Workload SEND/RECV are matched on (src, dst, tag).
+ * The step engine of ASTRA-sim's system layer on ns-3: per NPU, collectives
+ * planned by the CollectivePlanner (collective-planner.h) are cut into chunks,
+ * scheduled on per-dimension queues and executed step by step as messages
+ * through a NetworkBackend; the steps come from the phases' algorithms
+ * (collective-algorithm.h) or, for custom algorithms, from the
+ * CustomCollective interpreter (custom-collective.h). Receives are matched
+ * here; the backend only reports delivery. Workload SEND/RECV are matched on
+ * (src, dst, tag).
  */
 
 #ifndef ASTRA_SYSTEM_H
 #define ASTRA_SYSTEM_H
 
 #include "collective-algorithm.h"
+#include "collective-planner.h"
+#include "custom-collective.h"
 #include "system-params.h"
 
+#include "ns3/event-batcher.h"
 #include "ns3/network-backend.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -36,31 +41,20 @@ namespace astra
 
 class AstraSystem;
 
-/// What the engine asks the system layer to run.
-struct CollectiveRequest
-{
-    CollType type{CollType::ALL_REDUCE}; //!< collective type
-    uint64_t bytes{0};                   //!< comm_size (all-gather: each NPU's input)
-    std::string group;                   //!< pg_name ("" = all NPUs)
-    std::vector<bool> involvedDim;       //!< dimensions it may span (empty = all)
-    int32_t priority{0};                 //!< comm_priority (EXPLICIT scheduling)
-    std::string name;                    //!< workload node name (reports)
-};
-
 /// One collective as seen across its members (for reports).
 struct CollectiveRecord
 {
     std::string name;                    //!< first member's node name
     CollType type{CollType::ALL_REDUCE}; //!< type
     std::string group;                   //!< group name ("" = all)
-    std::string placement;               //!< e.g. "dim0", "dims0,1", "flat(irregular)"
-    uint64_t bytes{0};                   //!< comm_size
-    uint32_t members{0};                 //!< group size
-    Time start{Time::Max()};             //!< earliest start over members
-    Time end{0};                         //!< latest end over members
-    uint32_t started{0};                 //!< members that issued it
-    uint32_t finished{0};                //!< members that finished it
-    std::vector<uint32_t> issuers;       //!< NPUs that issued it, in order
+    std::string placement;         //!< CollectivePlan::Placement(), e.g. "ALL_REDUCE@dim0:ring"
+    uint64_t bytes{0};             //!< comm_size
+    uint32_t members{0};           //!< group size
+    Time start{Time::Max()};       //!< earliest start over members
+    Time end{0};                   //!< latest end over members
+    uint32_t started{0};           //!< members that issued it
+    uint32_t finished{0};          //!< members that finished it
+    std::vector<uint32_t> issuers; //!< NPUs that issued it, in order
 };
 
 /**
@@ -113,27 +107,42 @@ class SystemContext : public Object, public MessageSink
     /// \return all collective records, indexed by collective id
     const std::vector<CollectiveRecord>& GetRecords() const;
 
-    /// Hand a message to the backend; delivery is dispatched to the destination system.
-    void Transmit(const NetMessage& msg, std::function<void()> onSent);
-    /// As Transmit, with the backend's callback type (no extra wrapping per message).
-    void TransmitMsg(const NetMessage& msg, NetworkBackend::SentCallback onSent);
-
     /**
-     * \internal Hand a collective message to the backend through the sink path:
-     * on completion the source system's SentNotify(cookie) (if \p notifySent),
+     * \internal Hand a message to the backend through the sink path: on
+     * completion the source system's SentNotify(cookie) (if \p notifySent),
      * then delivery to the destination system.
      * \param msg the message
      * \param cookie passed to SentNotify
      * \param notifySent whether SentNotify is wanted
-     * \param hint the caller's route memo (may be null)
-     * \return the message's network time if HasFixedMessageTimes(), else negative
      */
-    Time TransmitTo(const NetMessage& msg,
-                    uint64_t cookie,
-                    bool notifySent,
-                    MessageTimeHint* hint = nullptr);
-    /// \return true if the backend fixes message times at send (TransmitTo returns them)
-    bool HasFixedMessageTimes() const;
+    void Transmit(const NetMessage& msg, uint64_t cookie, bool notifySent);
+
+    /**
+     * \internal Hand a collective message to a backend with fixed message
+     * times (GetFixedTimeNetwork() not null) and schedule its effect at the
+     * receiver as one batched item: with \p processing < 0 the delivery at
+     * now + T, else the arrival folded with the receiver's processing at
+     * now + T + processing (the destination system's ArriveProcessed). If the
+     * backend must see the delivery itself (FixedTimeNetwork::SendUnscheduled
+     * declines), the message takes the sink path and is delivered unfolded.
+     * \param msg the message
+     * \param hint the caller's route memo (may be null)
+     * \param processing the receiver's processing delay in time steps, or -1 (do not fold)
+     * \param dst the destination's system if the caller has it at hand (else null: looked up)
+     * \param touch an address the receiver will read (prefetched; may be stale or null)
+     * \return the message's network time T in time steps
+     */
+    int64_t TransmitFixed(const NetMessage& msg,
+                          MessageTimeHint* hint,
+                          int64_t processing,
+                          AstraSystem* dst,
+                          const void* touch);
+
+    /**
+     * \return the backend's fixed-time interface if it has one and the
+     * FixedTimeShortcuts attribute is on, else null (queried once in Setup)
+     */
+    FixedTimeNetwork* GetFixedTimeNetwork() const;
     /// \internal MessageSink: the source system's SentNotify(cookie)
     void MessageSent(const NetMessage& msg, uint64_t cookie) override;
     /// \internal MessageSink: deliver to the destination system
@@ -141,25 +150,6 @@ class SystemContext : public Object, public MessageSink
     /// \internal MessageSink: prefetch the destination system and the sending stream
     void PrefetchHint(const NetMessage& msg, uint64_t cookie) override;
 
-    /**
-     * \internal Hand a ring step's message to a backend with fixed message
-     * times without a delivery event of the backend's (SendUnscheduled).
-     * \param msg the message
-     * \param hint the caller's route memo
-     * \return its network time in time steps, or negative if the backend declined (use
-     * TransmitTo)
-     */
-    int64_t TransmitUnscheduled(const NetMessage& msg, MessageTimeHint* hint);
-    /**
-     * \internal Schedule the arrival of a TransmitUnscheduled message, folded with the
-     * receiver's processing: after \p delay (network time plus processing delay) the
-     * destination system's ArriveProcessed(msg).
-     * \param delay network time plus the receiver's processing delay, in time steps
-     * \param msg the message
-     * \param dst the destination's system
-     * \param touch an address the receiver will read (prefetched; may be stale or null)
-     */
-    void ScheduleArrival(int64_t delay, const NetMessage& msg, AstraSystem* dst, const void* touch);
     /// \internal \return the system of \p npu without a reference count (hot paths)
     AstraSystem* PeekSystem(uint32_t npu) const;
 
@@ -186,7 +176,10 @@ class SystemContext : public Object, public MessageSink
     /// \return the member list of a group ("" / "0" = all NPUs unless defined); throws if unknown
     std::shared_ptr<const std::vector<uint32_t>> ResolveGroup(const std::string& name) const;
 
-    /// \return messages sent through Transmit
+    /// \return the collective planner (dimensions, placement, algorithm choice)
+    const CollectivePlanner& GetPlanner() const;
+
+    /// \return messages handed to the backend
     uint64_t GetMessagesSent() const;
 
     /// Trace signature of MessageSent.
@@ -198,7 +191,7 @@ class SystemContext : public Object, public MessageSink
   private:
     Ptr<NetworkBackend> m_backend;
     std::vector<DimensionSpec> m_dims;
-    std::vector<uint32_t> m_stride;
+    CollectivePlanner m_planner;
     SystemParams m_params;
     std::vector<Ptr<AstraSystem>> m_systems;
     std::map<std::string, std::shared_ptr<const std::vector<uint32_t>>> m_groups;
@@ -206,11 +199,10 @@ class SystemContext : public Object, public MessageSink
     std::unordered_map<std::string, uint32_t> m_collIds;
     std::vector<CollectiveRecord> m_records;
     uint64_t m_sent{0};
-    NetworkBackend::DeliveredCallback m_deliverCb; //!< dispatches deliveries to systems
-    bool m_batching{true};                         //!< EventBatching attribute
-    bool m_useFixedTimes{true};                    //!< FixedTimeShortcuts attribute
-    bool m_fixedTimes{false};   //!< m_useFixedTimes && backend->HasFixedMessageTimes()
-    bool m_batcherOwner{false}; //!< this context enabled the EventBatcher
+    bool m_batching{true};              //!< EventBatching attribute
+    bool m_useFixedTimes{true};         //!< FixedTimeShortcuts attribute
+    FixedTimeNetwork* m_fixed{nullptr}; //!< the backend's, if m_useFixedTimes
+    bool m_batcherOwner{false};         //!< this context enabled the EventBatcher
     TracedCallback<const NetMessage&> m_sentTrace;
 
     /// ProcessingDelay memo entry (NPUs of one phase receive the same sizes, so a small
@@ -234,7 +226,7 @@ class SystemContext : public Object, public MessageSink
 
     mutable PdMemo m_pd[2][uint32_t(1) << kPdMemoBits]; //!< by reduce flag, hash of bytes
 
-    friend class AstraSystem; // its per-message entries read m_backend directly
+    friend class AstraSystem; // its per-message entries read m_fixed directly
 };
 
 /**
@@ -277,11 +269,12 @@ class AstraSystem : public Object
     /// \internal a message for this NPU was delivered by the backend
     void Deliver(const NetMessage& msg);
     /**
-     * \internal a ring step's message (SystemContext::ScheduleArrival) arrived and, if its
-     * step was posted on arrival, has been processed: now is arrival + processing delay
+     * \internal a uniform step's message (SystemContext::TransmitFixed, folded) arrived
+     * and, if its step was posted on arrival, has been processed: now is arrival +
+     * processing delay
      */
     void ArriveProcessed(const NetMessage& msg);
-    /// \internal a message sent with SystemContext::TransmitTo(cookie) completed at the sender
+    /// \internal a message sent with SystemContext::Transmit(cookie) completed at the sender
     void SentNotify(uint64_t cookie);
     /// \internal offer free slots again (a collective became ready on all members)
     void PumpAll();
@@ -303,17 +296,6 @@ class AstraSystem : public Object
     void DoDispose() override;
 
   private:
-    struct PhaseDesc
-    {
-        PhaseOp op{PhaseOp::ALL_REDUCE};
-        int32_t dim{-1};
-        AlgoSpec algo;
-        std::shared_ptr<const std::vector<uint32_t>> peers; //!< ordered members of this phase
-        uint32_t myIndex{0};
-        uint32_t queueBase{0}; //!< first queue index of this phase's dimension
-        bool ring{false};      //!< ring RS/AG/AR/A2A: StartStep generates steps inline
-    };
-
     struct EarlyMsg
     {
         uint32_t phase;
@@ -322,7 +304,6 @@ class AstraSystem : public Object
         uint64_t bytes;
         uint64_t tag;
     };
-    struct CustomState;
     struct CollState;
 
     /// Messages that arrived before their step was posted (rare: no allocation while empty).
@@ -362,39 +343,39 @@ class AstraSystem : public Object
         std::unique_ptr<std::vector<EarlyMsg>> m_v;
     };
 
-    /// One chunk of a collective: three cache lines, the first two holding what a ring
-    /// message touches (LineArray keeps them aligned).
+    /// One chunk of a collective: three cache lines, the first two holding what a uniform
+    /// (ring) message touches (LineArray keeps them aligned).
     struct alignas(64) Stream
     {
         // line 1: receive matching and step state
-        AstraSystem* peerSys{nullptr};     //!< ring: the next member's system
-        const Stream* peerStream{nullptr}; //!< ring: its stream of this chunk if known (a
+        AstraSystem* peerSys{nullptr};     //!< uniform: the peer's system
+        const Stream* peerStream{nullptr}; //!< uniform: its stream of this chunk if known (a
                                            //!< prefetch address only, never dereferenced)
         int64_t postedAt{0};               //!< time (steps) the current step was posted
         uint32_t phase{0};
         uint32_t step{0};
         uint32_t steps{0};
         uint32_t outstanding{0};   //!< receives (incl. processing) not yet done
-        uint32_t reduceSteps{0};   //!< ring: steps below this reduce what they receive
+        uint32_t reduceSteps{0};   //!< uniform: steps below this reduce what they receive
         uint32_t sendsInFlight{0}; //!< sends of this phase not yet acknowledged
-        uint32_t ringDst{0};       //!< ring: next member
-        int32_t dim{-1};           //!< ring: the phase's dimension
+        uint32_t uniformDst{0};    //!< uniform: the peer every step sends to
+        int32_t dim{-1};           //!< uniform: the phase's dimension
         bool posted{false};
         bool queued{false}; //!< waiting for a slot
         bool reduce{false};
-        bool ring{false}; //!< the current phase is a ring (the ring fields are set)
+        bool uniform{false}; //!< the phase's steps are uniform (the uniform fields are set)
         uint32_t queue{0};
-        // line 2: the rest of what a ring step sends (StartStep then needs neither the
+        // line 2: the rest of what a uniform step sends (StartStep then needs neither the
         // phase description nor its peer list)
         EarlyList early;
-        uint64_t ringBytes{0}; //!< bytes per step
-        uint64_t tagBase{0};   //!< MakeTag(coll, chunk, phase, 0)
+        uint64_t uniformBytes{0}; //!< bytes per step
+        uint64_t tagBase{0};      //!< MakeTag(coll, chunk, phase, 0)
         /// latest completion (time steps) of sends whose time the backend fixed at send
         int64_t sendsDoneAt{0};
         MessageTimeHint hint; //!< route memo for the backend
         // line 3: per phase and per chunk
         CollState* coll{nullptr};
-        std::unique_ptr<CustomState> custom;
+        std::unique_ptr<CustomCollective> custom; //!< custom phase: the interpreter
         uint32_t chunk{0};
         uint64_t chunkBytes{0};
         uint64_t bytes{0}; //!< input bytes of the current phase
@@ -495,7 +476,7 @@ class AstraSystem : public Object
         CollectiveRequest req;
         uint64_t localSeq{0};
         uint32_t anchor{0}; //!< smallest member NPU (identifies the instance)
-        std::vector<PhaseDesc> phases;
+        std::vector<CollectivePhase> phases;
         LineArray<Stream> streams;
         uint32_t done{0};
         DoneCallback cb;
@@ -509,7 +490,6 @@ class AstraSystem : public Object
         std::vector<Stream*> waiting;
     };
 
-    void Plan(CollState& c, std::shared_ptr<const std::vector<uint32_t>> members);
     void Enqueue(Stream* s);
     void Pump(uint32_t q);
     bool Before(const Stream* a, const Stream* b) const;
@@ -522,24 +502,29 @@ class AstraSystem : public Object
     /// all steps of the phase ran: finish it now, or when its sends complete
     void StepsDone(Stream* s);
     /// send one step message of \p s (completion accounted per backend kind; \p fold:
-    /// a ring step after the first, whose arrival may be folded with the receiver's
+    /// a uniform step after the first, whose arrival may be folded with the receiver's
     /// processing)
     void SendStep(Stream* s, const NetMessage& msg, bool fold);
     void StreamDone(Stream* s);
     /// \param processed the message comes from ArriveProcessed (folded with processing)
     void HandleCollMessage(const NetMessage& msg, bool processed);
+    /// start a custom phase: its interpreter takes the messages that arrived early
     void CustomStart(Stream* s);
-    void CustomRun(Stream* s);
+    /// a node of \p s's custom trace finished
     void CustomNodeDone(Stream* s, uint32_t idx);
-    void CustomTryRecv(Stream* s);
+    /// do what \p s's interpreter asked for (m_customActions)
+    void CustomApply(Stream* s);
+    /// \return a SentNotify cookie that runs \p done, or CustomNodeDone(stream, node)
+    uint64_t AddSendWaiter(DoneCallback done, Stream* stream, uint32_t node);
     /// \return a stream pointer as an EventBatcher argument
     static uint64_t Pack(Stream* s);
     /// EventBatcher entries (obj = the AstraSystem, a = Pack(stream), b = node index)
     static void RecvProcessedItem(void* obj, uint64_t s, uint64_t);
     static void StartStepItem(void* obj, uint64_t s, uint64_t);
     static void PhaseDoneItem(void* obj, uint64_t s, uint64_t);
-    /// EventBatcher entry of SystemContext::ScheduleArrival (obj = the receiving system)
+    /// EventBatcher entries of SystemContext::TransmitFixed (obj = the receiving system)
     static void ArrivalItem(void* obj, const NetMessage& msg);
+    static void DeliveryItem(void* obj, const NetMessage& msg);
     /// \return this NPU's stream of (collective, chunk), or null (not issued here yet)
     const Stream* PeekStream(uint32_t coll, uint32_t chunk) const;
     friend class SystemContext;
@@ -563,6 +548,18 @@ class AstraSystem : public Object
     std::unordered_map<uint32_t, std::vector<NetMessage>> m_unclaimed;
     std::vector<Queue> m_queues;
     Step m_scratch;
+    std::vector<CustomCollective::Action> m_customActions; //!< scratch of CustomApply
+
+    /// A message whose sent notification runs a callback (SEND) or a custom trace node.
+    struct SendWaiter
+    {
+        DoneCallback done;       //!< SEND: the workload's callback
+        Stream* stream{nullptr}; //!< custom: the stream
+        uint32_t node{0};        //!< custom: the trace node
+    };
+
+    std::vector<SendWaiter> m_sendWaiters; //!< by slot (cookie = slot << 1 | 1)
+    std::vector<uint32_t> m_freeWaiters;   //!< reusable slots of m_sendWaiters
 
     // workload SEND/RECV matching, key = (src, tag)
     struct P2PKey

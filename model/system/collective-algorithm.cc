@@ -1,6 +1,11 @@
 #include "collective-algorithm.h"
 
+#include "ns3/astra-diagnostics.h"
+
 #include <algorithm>
+#include <array>
+#include <cctype>
+#include <memory>
 #include <stdexcept>
 
 namespace ns3
@@ -8,77 +13,536 @@ namespace ns3
 namespace astra
 {
 
+namespace
+{
+
+bool
+IsPow2(uint32_t n)
+{
+    return n && !(n & (n - 1));
+}
+
+uint32_t
+Log2(uint32_t n)
+{
+    uint32_t l = 0;
+    while ((1u << l) < n)
+    {
+        ++l;
+    }
+    return l;
+}
+
+uint64_t
+Div(uint64_t bytes, uint32_t n)
+{
+    return std::max<uint64_t>(1, bytes / n);
+}
+
+std::string
+Lower(const std::string& s)
+{
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s)
+    {
+        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------- the families
+
+/// Ring: every step sends to the next member and receives from the previous one.
+class RingAlgorithm : public CollectiveAlgorithm
+{
+  public:
+    const char* GetName() const override
+    {
+        return "ring";
+    }
+
+    bool GetUniformStep(PhaseOp op,
+                        uint32_t n,
+                        uint32_t rank,
+                        uint64_t bytes,
+                        UniformStep& out) const override
+    {
+        out.peer = rank + 1 == n ? 0 : rank + 1;
+        out.bytes = op == PhaseOp::ALL_GATHER ? bytes : Div(bytes, n);
+        out.reduceSteps = op == PhaseOp::REDUCE_SCATTER ? UINT32_MAX
+                          : op == PhaseOp::ALL_REDUCE   ? n - 1
+                                                        : 0;
+        return true;
+    }
+
+    uint32_t NumSteps(const AlgoSpec&, PhaseOp op, uint32_t n, uint32_t) const override
+    {
+        switch (op)
+        {
+        case PhaseOp::ALL_REDUCE:
+            return 2 * (n - 1);
+        case PhaseOp::ALL_TO_ALL:
+            return n * (n - 1) / 2;
+        default:
+            return n - 1;
+        }
+    }
+
+    void GetStep(const AlgoSpec&,
+                 PhaseOp op,
+                 uint32_t n,
+                 uint32_t rank,
+                 uint64_t bytes,
+                 uint32_t k,
+                 Step& out) const override
+    {
+        const uint64_t m = op == PhaseOp::ALL_GATHER ? bytes : Div(bytes, n);
+        out.sends.push_back({(rank + 1) % n, m});
+        out.recvs = 1;
+        out.reduce = (op == PhaseOp::REDUCE_SCATTER) || (op == PhaseOp::ALL_REDUCE && k < n - 1);
+    }
+};
+
+/// Direct: rounds of W peers at offsets kW+1 .. (k+1)W (all n-1 peers at once without W).
+class DirectAlgorithm : public CollectiveAlgorithm
+{
+  public:
+    const char* GetName() const override
+    {
+        return "direct";
+    }
+
+    bool ParseName(const std::string& lower,
+                   const std::string& original,
+                   AlgoSpec& spec) const override
+    {
+        if (lower.rfind("direct", 0) != 0)
+        {
+            return false;
+        }
+        const std::string rest = lower.substr(6);
+        for (char c : rest)
+        {
+            if (!std::isdigit(static_cast<unsigned char>(c)))
+            {
+                throw std::invalid_argument("unknown collective implementation '" + original +
+                                            "' (directN takes a number of peers, e.g. direct8)");
+            }
+        }
+        spec.kind = AlgoKind::DIRECT;
+        spec.window = rest.empty() ? 0 : static_cast<uint32_t>(std::stoul(rest));
+        return true;
+    }
+
+    uint32_t NumSteps(const AlgoSpec& spec, PhaseOp op, uint32_t n, uint32_t) const override
+    {
+        const uint32_t r = Rounds(n, spec.window);
+        return op == PhaseOp::ALL_REDUCE ? 2 * r : r;
+    }
+
+    void GetStep(const AlgoSpec& spec,
+                 PhaseOp op,
+                 uint32_t n,
+                 uint32_t rank,
+                 uint64_t bytes,
+                 uint32_t k,
+                 Step& out) const override
+    {
+        const uint32_t rounds = Rounds(n, spec.window);
+        if (op == PhaseOp::ALL_REDUCE)
+        {
+            Round(n, rank, spec.window, k % rounds, Div(bytes, n), out);
+            out.reduce = k < rounds;
+        }
+        else
+        {
+            Round(n, rank, spec.window, k, op == PhaseOp::ALL_GATHER ? bytes : Div(bytes, n), out);
+            out.reduce = op == PhaseOp::REDUCE_SCATTER;
+        }
+    }
+
+  private:
+    static uint32_t Rounds(uint32_t n, uint32_t window)
+    {
+        const uint32_t w = (window == 0 || window >= n - 1) ? n - 1 : window;
+        return (n - 1 + w - 1) / w;
+    }
+
+    static void Round(uint32_t n,
+                      uint32_t rank,
+                      uint32_t window,
+                      uint32_t k,
+                      uint64_t bytes,
+                      Step& out)
+    {
+        const uint32_t w = (window == 0 || window >= n - 1) ? n - 1 : window;
+        const uint32_t first = k * w + 1;
+        const uint32_t last = std::min(n - 1, (k + 1) * w);
+        for (uint32_t o = first; o <= last; ++o)
+        {
+            out.sends.push_back({(rank + o) % n, bytes});
+        }
+        out.recvs = last - first + 1;
+    }
+};
+
+/// Recursive halving (reduce-scatter) and doubling (all-gather); needs a power of two.
+class HalvingDoublingAlgorithm : public CollectiveAlgorithm
+{
+  public:
+    const char* GetName() const override
+    {
+        return "halvingDoubling";
+    }
+
+    bool CanRun(PhaseOp, uint32_t n, const DimensionSpec*) const override
+    {
+        return IsPow2(n);
+    }
+
+    std::string GetRequirement() const override
+    {
+        return "a power-of-two member count";
+    }
+
+    uint32_t NumSteps(const AlgoSpec&, PhaseOp op, uint32_t n, uint32_t) const override
+    {
+        const uint32_t l = Log2(n);
+        return op == PhaseOp::ALL_REDUCE ? 2 * l : l;
+    }
+
+    void GetStep(const AlgoSpec&,
+                 PhaseOp op,
+                 uint32_t n,
+                 uint32_t rank,
+                 uint64_t bytes,
+                 uint32_t k,
+                 Step& out) const override
+    {
+        const uint32_t l = Log2(n);
+        out.recvs = 1;
+        if (op == PhaseOp::ALL_TO_ALL)
+        {
+            out.sends.push_back({rank ^ (1u << k), Div(bytes, 2)});
+            return;
+        }
+        uint64_t in = bytes;
+        const bool rs = op == PhaseOp::REDUCE_SCATTER || (op == PhaseOp::ALL_REDUCE && k < l);
+        if (rs)
+        {
+            const uint32_t dist = n >> (k + 1);
+            out.sends.push_back({rank ^ dist, std::max<uint64_t>(1, in >> (k + 1))});
+            out.reduce = true;
+        }
+        else
+        {
+            const uint32_t j = op == PhaseOp::ALL_REDUCE ? k - l : k;
+            if (op == PhaseOp::ALL_REDUCE)
+            {
+                in = Div(bytes, n);
+            }
+            out.sends.push_back({rank ^ (1u << j), in << j});
+        }
+    }
+};
+
+/**
+ * Two complementary binary trees (all-reduce only): tree 0 in heap order on the
+ * index, tree 1 on the mirrored index, each carrying half of the data, run one
+ * after the other so that a node that is interior in one tree and a leaf in the
+ * other never waits on both at once.
+ */
+class DoubleBinaryTreeAlgorithm : public CollectiveAlgorithm
+{
+  public:
+    const char* GetName() const override
+    {
+        return "doubleBinaryTree";
+    }
+
+    bool CanRun(PhaseOp op, uint32_t, const DimensionSpec*) const override
+    {
+        return op == PhaseOp::ALL_REDUCE;
+    }
+
+    std::string GetRequirement() const override
+    {
+        return "an ALL_REDUCE phase";
+    }
+
+    uint32_t NumSteps(const AlgoSpec&, PhaseOp, uint32_t, uint32_t) const override
+    {
+        return 6; // per tree: reduce up, exchange with the parent, broadcast down
+    }
+
+    void GetStep(const AlgoSpec&,
+                 PhaseOp,
+                 uint32_t n,
+                 uint32_t rank,
+                 uint64_t bytes,
+                 uint32_t k,
+                 Step& out) const override
+    {
+        const uint64_t half = Div(bytes, 2);
+        const uint32_t t = k / 3;
+        const uint32_t sub = k % 3;
+        const uint32_t i = t == 0 ? rank : n - 1 - rank;
+        auto member = [&](uint32_t idx) { return t == 0 ? idx : n - 1 - idx; };
+        for (uint32_t c = 2 * i + 1; c <= 2 * i + 2 && c < n; ++c)
+        {
+            if (sub == 0)
+            {
+                out.recvs += 1;
+                out.reduce = true;
+            }
+            else if (sub == 2)
+            {
+                out.sends.push_back({member(c), half, int32_t(3 * t + 1)});
+            }
+        }
+        if (sub == 1 && i != 0)
+        {
+            out.sends.push_back({member((i - 1) / 2), half, int32_t(3 * t)});
+            out.recvs = 1;
+        }
+    }
+};
+
+/// Root-based primitives shared by every family (root = member 0).
+class RootedPrimitives : public CollectiveAlgorithm
+{
+  public:
+    const char* GetName() const override
+    {
+        return "rooted";
+    }
+
+    bool ParseName(const std::string&, const std::string&, AlgoSpec&) const override
+    {
+        return false; // not a configuration name
+    }
+
+    uint32_t NumSteps(const AlgoSpec&, PhaseOp op, uint32_t n, uint32_t) const override
+    {
+        switch (op)
+        {
+        case PhaseOp::REDUCE:
+            return n; // n-1 ring reduce-scatter steps + 1 gather of shards
+        case PhaseOp::GATHER:
+        case PhaseOp::SCATTER:
+            return 1;
+        case PhaseOp::BROADCAST:
+            return n; // scatter + ring all-gather of the pieces
+        case PhaseOp::BARRIER:
+            return Log2(n);
+        default:
+            return 0;
+        }
+    }
+
+    void GetStep(const AlgoSpec&,
+                 PhaseOp op,
+                 uint32_t n,
+                 uint32_t rank,
+                 uint64_t bytes,
+                 uint32_t k,
+                 Step& out) const override
+    {
+        switch (op)
+        {
+        case PhaseOp::REDUCE:
+            if (k + 1 < n)
+            {
+                out.sends.push_back({(rank + 1) % n, Div(bytes, n)});
+                out.recvs = 1;
+                out.reduce = true;
+            }
+            else if (rank == 0)
+            {
+                out.recvs = n - 1;
+            }
+            else
+            {
+                out.sends.push_back({0, Div(bytes, n)});
+            }
+            break;
+        case PhaseOp::GATHER:
+            if (rank == 0)
+            {
+                out.recvs = n - 1;
+            }
+            else
+            {
+                out.sends.push_back({0, bytes});
+            }
+            break;
+        case PhaseOp::SCATTER:
+        case PhaseOp::BROADCAST:
+            if (k == 0)
+            {
+                if (rank == 0)
+                {
+                    for (uint32_t p = 1; p < n; ++p)
+                    {
+                        out.sends.push_back({p, Div(bytes, n)});
+                    }
+                }
+                else
+                {
+                    out.recvs = 1;
+                }
+            }
+            else
+            {
+                out.sends.push_back({(rank + 1) % n, Div(bytes, n)});
+                out.recvs = 1;
+            }
+            break;
+        case PhaseOp::BARRIER:
+            out.sends.push_back({(rank + (1u << k)) % n, 1});
+            out.recvs = 1;
+            break;
+        default:
+            break;
+        }
+    }
+};
+
+constexpr size_t kKinds = static_cast<size_t>(AlgoKind::CUSTOM) + 1;
+
+/// The registry: one object per family, indexed by AlgoKind (CUSTOM: none).
+struct Registry
+{
+    std::array<std::unique_ptr<CollectiveAlgorithm>, kKinds> byKind;
+    RootedPrimitives rooted;
+
+    Registry()
+    {
+        Add(AlgoKind::RING, std::make_unique<RingAlgorithm>());
+        Add(AlgoKind::DIRECT, std::make_unique<DirectAlgorithm>());
+        Add(AlgoKind::HALVING_DOUBLING, std::make_unique<HalvingDoublingAlgorithm>());
+        Add(AlgoKind::DOUBLE_BINARY_TREE, std::make_unique<DoubleBinaryTreeAlgorithm>());
+    }
+
+    void Add(AlgoKind kind, std::unique_ptr<CollectiveAlgorithm> a)
+    {
+        byKind[static_cast<size_t>(kind)] = std::move(a);
+    }
+};
+
+const Registry&
+GetRegistry()
+{
+    static const Registry r; // immutable after construction: no per-simulation state
+    return r;
+}
+
+} // namespace
+
+CollectiveAlgorithm::~CollectiveAlgorithm() = default;
+
+bool
+CollectiveAlgorithm::ParseName(const std::string& lower, const std::string&, AlgoSpec& spec) const
+{
+    if (lower != Lower(GetName()))
+    {
+        return false;
+    }
+    for (size_t k = 0; k < kKinds; ++k)
+    {
+        if (GetRegistry().byKind[k].get() == this)
+        {
+            spec.kind = static_cast<AlgoKind>(k);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool
+CollectiveAlgorithm::CanRun(PhaseOp, uint32_t, const DimensionSpec*) const
+{
+    return true;
+}
+
+std::string
+CollectiveAlgorithm::GetRequirement() const
+{
+    return "";
+}
+
+bool
+CollectiveAlgorithm::GetUniformStep(PhaseOp, uint32_t, uint32_t, uint64_t, UniformStep&) const
+{
+    return false;
+}
+
+const CollectiveAlgorithm*
+CollectiveAlgorithm::Get(AlgoKind kind)
+{
+    const size_t k = static_cast<size_t>(kind);
+    return k < kKinds ? GetRegistry().byKind[k].get() : nullptr;
+}
+
+const CollectiveAlgorithm&
+CollectiveAlgorithm::GetRooted()
+{
+    return GetRegistry().rooted;
+}
+
+std::vector<std::string>
+CollectiveAlgorithm::GetNames()
+{
+    std::vector<std::string> names;
+    for (const auto& a : GetRegistry().byKind)
+    {
+        if (a)
+        {
+            names.emplace_back(a->GetName());
+        }
+    }
+    return names;
+}
+
 const char*
 AlgoKindName(AlgoKind k)
 {
-    switch (k)
+    if (k == AlgoKind::CUSTOM)
     {
-    case AlgoKind::RING:
-        return "ring";
-    case AlgoKind::DIRECT:
-        return "direct";
-    case AlgoKind::HALVING_DOUBLING:
-        return "halvingDoubling";
-    case AlgoKind::DOUBLE_BINARY_TREE:
-        return "doubleBinaryTree";
-    case AlgoKind::CUSTOM:
         return "custom";
     }
-    return "?";
+    const CollectiveAlgorithm* a = CollectiveAlgorithm::Get(k);
+    return a ? a->GetName() : "?";
 }
 
 AlgoSpec
 AlgoSpec::Parse(const std::string& nameIn)
 {
     AlgoSpec s;
-    std::string name = nameIn;
-    std::string lower;
-    for (char c : name)
-    {
-        lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
+    std::string lower = Lower(nameIn);
     if (lower.rfind("one", 0) == 0 && lower.size() > 3)
     {
         s.flattened = true;
         lower = lower.substr(3);
     }
-    if (lower == "ring")
+    for (const auto& a : GetRegistry().byKind)
     {
-        s.kind = AlgoKind::RING;
-    }
-    else if (lower == "halvingdoubling")
-    {
-        s.kind = AlgoKind::HALVING_DOUBLING;
-    }
-    else if (lower == "doublebinarytree")
-    {
-        s.kind = AlgoKind::DOUBLE_BINARY_TREE;
-    }
-    else if (lower.rfind("direct", 0) == 0)
-    {
-        s.kind = AlgoKind::DIRECT;
-        std::string rest = lower.substr(6);
-        if (!rest.empty())
+        if (a && a->ParseName(lower, nameIn, s))
         {
-            for (char c : rest)
-            {
-                if (!std::isdigit(static_cast<unsigned char>(c)))
-                {
-                    throw std::invalid_argument("unknown collective implementation '" + nameIn +
-                                                "'");
-                }
-            }
-            s.window = static_cast<uint32_t>(std::stoul(rest));
+            return s;
         }
     }
-    else
+    std::string expected;
+    for (const auto& n : CollectiveAlgorithm::GetNames())
     {
-        throw std::invalid_argument(
-            "unknown collective implementation '" + nameIn +
-            "' (expected ring, direct, directN, halvingDoubling, doubleBinaryTree, oneRing, "
-            "oneDirect, oneHalvingDoubling)");
+        expected += (expected.empty() ? "" : ", ") + n;
     }
-    return s;
+    throw std::invalid_argument("unknown collective implementation '" + nameIn + "'" +
+                                SuggestName(nameIn, CollectiveAlgorithm::GetNames()) +
+                                " (expected " + expected +
+                                ", directN, or one of them prefixed with 'one' to flatten "
+                                "all dimensions, e.g. oneRing)");
 }
 
 const char*
@@ -108,302 +572,15 @@ PhaseOpName(PhaseOp op)
     return "?";
 }
 
-namespace
-{
-
 bool
-IsPow2(uint32_t n)
-{
-    return n && !(n & (n - 1));
-}
-
-uint32_t
-Log2(uint32_t n)
-{
-    uint32_t l = 0;
-    while ((1u << l) < n)
-    {
-        ++l;
-    }
-    return l;
-}
-
-uint64_t
-Div(uint64_t bytes, uint32_t n)
-{
-    return std::max<uint64_t>(1, bytes / n);
-}
-
-uint32_t
-DirectRounds(uint32_t n, uint32_t window)
-{
-    uint32_t w = (window == 0 || window >= n - 1) ? n - 1 : window;
-    return (n - 1 + w - 1) / w;
-}
-
-void
-DirectRound(uint32_t n, uint32_t rank, uint32_t window, uint32_t k, uint64_t bytes, Step& out)
-{
-    uint32_t w = (window == 0 || window >= n - 1) ? n - 1 : window;
-    uint32_t first = k * w + 1;
-    uint32_t last = std::min(n - 1, (k + 1) * w);
-    for (uint32_t o = first; o <= last; ++o)
-    {
-        out.sends.push_back({(rank + o) % n, bytes});
-    }
-    out.recvs = last - first + 1;
-}
-
-/// Root-based primitives shared by every family (root = member 0).
-uint32_t
-MiscSteps(PhaseOp op, uint32_t n)
-{
-    switch (op)
-    {
-    case PhaseOp::REDUCE:
-        return n; // n-1 ring reduce-scatter steps + 1 gather of shards
-    case PhaseOp::GATHER:
-    case PhaseOp::SCATTER:
-        return 1;
-    case PhaseOp::BROADCAST:
-        return n; // scatter + ring all-gather of the pieces
-    case PhaseOp::BARRIER:
-        return Log2(n);
-    default:
-        return 0;
-    }
-}
-
-void
-MiscStep(PhaseOp op, uint32_t n, uint32_t rank, uint64_t bytes, uint32_t k, Step& out)
-{
-    switch (op)
-    {
-    case PhaseOp::REDUCE:
-        if (k + 1 < n)
-        {
-            out.sends.push_back({(rank + 1) % n, Div(bytes, n)});
-            out.recvs = 1;
-            out.reduce = true;
-        }
-        else if (rank == 0)
-        {
-            out.recvs = n - 1;
-        }
-        else
-        {
-            out.sends.push_back({0, Div(bytes, n)});
-        }
-        break;
-    case PhaseOp::GATHER:
-        if (rank == 0)
-        {
-            out.recvs = n - 1;
-        }
-        else
-        {
-            out.sends.push_back({0, bytes});
-        }
-        break;
-    case PhaseOp::SCATTER:
-    case PhaseOp::BROADCAST:
-        if (k == 0)
-        {
-            if (rank == 0)
-            {
-                for (uint32_t p = 1; p < n; ++p)
-                {
-                    out.sends.push_back({p, Div(bytes, n)});
-                }
-            }
-            else
-            {
-                out.recvs = 1;
-            }
-        }
-        else
-        {
-            out.sends.push_back({(rank + 1) % n, Div(bytes, n)});
-            out.recvs = 1;
-        }
-        break;
-    case PhaseOp::BARRIER:
-        out.sends.push_back({(rank + (1u << k)) % n, 1});
-        out.recvs = 1;
-        break;
-    default:
-        break;
-    }
-}
-
-bool
-IsMisc(PhaseOp op)
+IsRootedOp(PhaseOp op)
 {
     return op == PhaseOp::REDUCE || op == PhaseOp::GATHER || op == PhaseOp::SCATTER ||
            op == PhaseOp::BROADCAST || op == PhaseOp::BARRIER;
 }
 
-} // namespace
-
-AlgoSpec
-CollectiveAlgorithm::Effective(const AlgoSpec& spec, PhaseOp op, uint32_t n)
-{
-    AlgoSpec s = spec;
-    if (s.kind == AlgoKind::HALVING_DOUBLING && !IsPow2(n))
-    {
-        s.kind = AlgoKind::RING;
-    }
-    if (s.kind == AlgoKind::DOUBLE_BINARY_TREE && op != PhaseOp::ALL_REDUCE)
-    {
-        s.kind = AlgoKind::RING;
-    }
-    return s;
-}
-
-uint32_t
-CollectiveAlgorithm::NumSteps(const AlgoSpec& spec, PhaseOp op, uint32_t n, uint32_t rank)
-{
-    if (n <= 1)
-    {
-        return 0;
-    }
-    if (IsMisc(op))
-    {
-        return MiscSteps(op, n);
-    }
-    switch (spec.kind)
-    {
-    case AlgoKind::RING:
-    case AlgoKind::CUSTOM:
-        switch (op)
-        {
-        case PhaseOp::ALL_REDUCE:
-            return 2 * (n - 1);
-        case PhaseOp::ALL_TO_ALL:
-            return n * (n - 1) / 2;
-        default:
-            return n - 1;
-        }
-    case AlgoKind::DIRECT: {
-        uint32_t r = DirectRounds(n, spec.window);
-        return op == PhaseOp::ALL_REDUCE ? 2 * r : r;
-    }
-    case AlgoKind::HALVING_DOUBLING: {
-        uint32_t l = Log2(n);
-        return op == PhaseOp::ALL_REDUCE ? 2 * l : l;
-    }
-    case AlgoKind::DOUBLE_BINARY_TREE:
-        return 6; // tree 0 then tree 1: reduce up, exchange with parent, broadcast down
-    }
-    return 0;
-}
-
-void
-CollectiveAlgorithm::GetStep(const AlgoSpec& spec,
-                             PhaseOp op,
-                             uint32_t n,
-                             uint32_t rank,
-                             uint64_t bytes,
-                             uint32_t k,
-                             Step& out)
-{
-    out.sends.clear();
-    out.recvs = 0;
-    out.reduce = false;
-    if (IsMisc(op))
-    {
-        MiscStep(op, n, rank, bytes, k, out);
-        return;
-    }
-    switch (spec.kind)
-    {
-    case AlgoKind::RING:
-    case AlgoKind::CUSTOM: {
-        uint64_t m = op == PhaseOp::ALL_GATHER ? bytes : Div(bytes, n);
-        out.sends.push_back({(rank + 1) % n, m});
-        out.recvs = 1;
-        out.reduce = (op == PhaseOp::REDUCE_SCATTER) || (op == PhaseOp::ALL_REDUCE && k < n - 1);
-        return;
-    }
-    case AlgoKind::DIRECT: {
-        uint32_t rounds = DirectRounds(n, spec.window);
-        if (op == PhaseOp::ALL_REDUCE)
-        {
-            DirectRound(n, rank, spec.window, k % rounds, Div(bytes, n), out);
-            out.reduce = k < rounds;
-        }
-        else
-        {
-            DirectRound(n,
-                        rank,
-                        spec.window,
-                        k,
-                        op == PhaseOp::ALL_GATHER ? bytes : Div(bytes, n),
-                        out);
-            out.reduce = op == PhaseOp::REDUCE_SCATTER;
-        }
-        return;
-    }
-    case AlgoKind::HALVING_DOUBLING: {
-        uint32_t l = Log2(n);
-        out.recvs = 1;
-        if (op == PhaseOp::ALL_TO_ALL)
-        {
-            out.sends.push_back({rank ^ (1u << k), Div(bytes, 2)});
-            return;
-        }
-        uint64_t in = bytes;
-        bool rs = op == PhaseOp::REDUCE_SCATTER || (op == PhaseOp::ALL_REDUCE && k < l);
-        if (rs)
-        {
-            uint32_t dist = n >> (k + 1);
-            out.sends.push_back({rank ^ dist, std::max<uint64_t>(1, in >> (k + 1))});
-            out.reduce = true;
-        }
-        else
-        {
-            uint32_t j = op == PhaseOp::ALL_REDUCE ? k - l : k;
-            if (op == PhaseOp::ALL_REDUCE)
-            {
-                in = Div(bytes, n);
-            }
-            out.sends.push_back({rank ^ (1u << j), in << j});
-        }
-        return;
-    }
-    case AlgoKind::DOUBLE_BINARY_TREE: {
-        // tree 0: heap order on the index; tree 1: heap order on the mirrored index. Each tree
-        // carries half of the data; the trees run one after the other so that a node that is
-        // interior in one tree and a leaf in the other never waits on both at once.
-        uint64_t half = Div(bytes, 2);
-        const uint32_t t = k / 3;
-        const uint32_t sub = k % 3;
-        uint32_t i = t == 0 ? rank : n - 1 - rank;
-        auto member = [&](uint32_t idx) { return t == 0 ? idx : n - 1 - idx; };
-        for (uint32_t c = 2 * i + 1; c <= 2 * i + 2 && c < n; ++c)
-        {
-            if (sub == 0)
-            {
-                out.recvs += 1;
-                out.reduce = true;
-            }
-            else if (sub == 2)
-            {
-                out.sends.push_back({member(c), half, int32_t(3 * t + 1)});
-            }
-        }
-        if (sub == 1 && i != 0)
-        {
-            out.sends.push_back({member((i - 1) / 2), half, int32_t(3 * t)});
-            out.recvs = 1;
-        }
-        return;
-    }
-    }
-}
-
 uint64_t
-CollectiveAlgorithm::OutputBytes(PhaseOp op, uint32_t n, uint64_t bytes)
+PhaseOutputBytes(PhaseOp op, uint32_t n, uint64_t bytes)
 {
     switch (op)
     {

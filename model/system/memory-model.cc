@@ -2,8 +2,8 @@
 
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/event-batcher.h"
 #include "ns3/log.h"
-#include "ns3/network-backend.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 

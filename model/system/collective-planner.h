@@ -1,0 +1,130 @@
+/*
+ * Where a collective is planned: a collective request of one NPU on a
+ * communicator group becomes an ordered list of phases, each with an
+ * operation, a dimension (or a flat, routed phase), an algorithm and the
+ * ordered members it runs over. The step engine (astra-system.h) executes
+ * the phases; the algorithms (collective-algorithm.h) generate their steps.
+ */
+
+#ifndef ASTRA_COLLECTIVE_PLANNER_H
+#define ASTRA_COLLECTIVE_PLANNER_H
+
+#include "collective-algorithm.h"
+#include "system-params.h"
+
+#include "ns3/topology.h"
+#include "ns3/workload-graph.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+namespace astra
+{
+
+/// What the engine asks the system layer to run.
+struct CollectiveRequest
+{
+    CollType type{CollType::ALL_REDUCE}; //!< collective type
+    uint64_t bytes{0};                   //!< comm_size (all-gather: each NPU's input)
+    std::string group;                   //!< pg_name ("" = all NPUs)
+    std::vector<bool> involvedDim;       //!< dimensions it may span (empty = all)
+    int32_t priority{0};                 //!< comm_priority (EXPLICIT scheduling)
+    std::string name;                    //!< workload node name (reports)
+};
+
+/// One phase of a planned collective, as one member runs it.
+struct CollectivePhase
+{
+    PhaseOp op{PhaseOp::ALL_REDUCE};                    //!< what the phase computes
+    int32_t dim{-1};                                    //!< dimension; -1 = flat (routed)
+    PhaseAlgorithm algo;                                //!< algorithm and its step generator
+    std::shared_ptr<const std::vector<uint32_t>> peers; //!< ordered members of this phase
+    uint32_t myIndex{0};                                //!< the member's index in peers
+    /// custom algorithm: the per-rank traces (index = rank), else null
+    const std::vector<WorkloadGraph>* custom{nullptr};
+};
+
+/// A collective as one member runs it.
+struct CollectivePlan
+{
+    std::vector<CollectivePhase> phases; //!< in order; empty = nothing to exchange
+    uint32_t anchor{0}; //!< smallest NPU of the collective instance (the same on every member)
+
+    /// \return the placement for reports, e.g. "ALL_REDUCE@dim0:ring" per phase, or "local"
+    std::string Placement() const;
+    /// \return the members of the instance (product over distinct dimensions, or flat size)
+    uint32_t MemberCount() const;
+};
+
+/**
+ * \ingroup astra-sim
+ * Plans collectives on a multi-dimensional topology (dimension 0 varies
+ * fastest in NPU ids):
+ *
+ * - placement: members differing in one coordinate run on that dimension; a
+ *   full sub-grid runs hierarchically over its dimensions; any other group
+ *   runs one flat phase routed through the network (with a warning);
+ *   involved_dim restricts the all-NPU group to some dimensions;
+ * - decomposition by collective-optimization (baseline, localBWAware) and
+ *   the one* (flattened) implementations;
+ * - algorithm choice per phase from the system parameters' lists, through
+ *   the CollectiveAlgorithm registry (an algorithm that cannot run a phase
+ *   falls back to ring, with a warning); custom traces take precedence.
+ */
+class CollectivePlanner
+{
+  public:
+    /**
+     * Set the topology and parameters.
+     * \param dims network dimensions (product = NPU count)
+     * \param params system parameters (algorithm lists, custom traces, optimization)
+     */
+    void Setup(const std::vector<DimensionSpec>& dims, const SystemParams& params);
+
+    /// \return NPU count (product of the dimensions)
+    uint32_t GetNpuCount() const;
+    /// \return coordinate of npu along dim (dimension 0 varies fastest)
+    uint32_t Coord(uint32_t npu, uint32_t dim) const;
+    /// \return npu with its coordinate along dim replaced by c
+    uint32_t WithCoord(uint32_t npu, uint32_t dim, uint32_t c) const;
+
+    /**
+     * Plan a collective of \p npu.
+     * \param req the request
+     * \param npu the issuing NPU (a member of \p members)
+     * \param members the group's members, sorted
+     * \return the plan
+     */
+    CollectivePlan Plan(const CollectiveRequest& req,
+                        uint32_t npu,
+                        std::shared_ptr<const std::vector<uint32_t>> members) const;
+
+  private:
+    /// \return the configured algorithm of \p op on \p dim (-1: flat)
+    AlgoSpec Configured(PhaseOp op, int32_t dim) const;
+    /**
+     * Append a phase to \p plan: the configured (or \p forced) algorithm, or
+     * ring if it cannot run there.
+     */
+    void AddPhase(CollectivePlan& plan,
+                  const CollectiveRequest& req,
+                  uint32_t npu,
+                  PhaseOp op,
+                  int32_t dim,
+                  std::shared_ptr<const std::vector<uint32_t>> peers,
+                  const AlgoSpec* forced) const;
+
+    std::vector<DimensionSpec> m_dims; //!< dimensions
+    std::vector<uint32_t> m_stride;    //!< NPU id stride per dimension
+    uint32_t m_npus{0};                //!< NPU count
+    SystemParams m_params;             //!< parameters
+};
+
+} // namespace astra
+} // namespace ns3
+
+#endif /* ASTRA_COLLECTIVE_PLANNER_H */
