@@ -11,6 +11,9 @@
 #include <boost/iostreams/copy.hpp>
 #include <boost/iostreams/filter/gzip.hpp>
 #include <boost/iostreams/filtering_stream.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string_view>
@@ -48,20 +51,6 @@ AppendDelimited(std::string& out, const google::protobuf::MessageLite& m)
     out += body;
 }
 
-void
-PutVarint(std::string& out, uint64_t v)
-{
-    char buf[10];
-    int i = 0;
-    while (v >= 0x80)
-    {
-        buf[i++] = static_cast<char>((v & 0x7f) | 0x80);
-        v >>= 7;
-    }
-    buf[i++] = static_cast<char>(v);
-    out.append(buf, i);
-}
-
 uint64_t
 VarintSize(uint64_t v)
 {
@@ -74,18 +63,25 @@ VarintSize(uint64_t v)
     return n;
 }
 
-void
-PutKey(std::string& out, uint32_t field, uint32_t wireType)
+inline char*
+WireVarint(char* p, uint64_t v)
 {
-    PutVarint(out, (static_cast<uint64_t>(field) << 3) | wireType);
+    while (v >= 0x80)
+    {
+        *p++ = static_cast<char>((v & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    *p++ = static_cast<char>(v);
+    return p;
 }
 
-void
-PutBytes(std::string& out, uint32_t field, const char* data, size_t len)
+inline char*
+WireBytes(char* p, uint32_t field, const char* data, size_t len)
 {
-    PutKey(out, field, 2);
-    PutVarint(out, len);
-    out.append(data, len);
+    p = WireVarint(p, (uint64_t(field) << 3) | 2);
+    p = WireVarint(p, len);
+    std::memcpy(p, data, len);
+    return p + len;
 }
 
 void
@@ -241,85 +237,91 @@ AppendChakraNode(std::string& out, const WorkloadNode& n, bool legacy)
 {
     // Field numbers and attribute order as in SerializeChakra; proto3 rules: scalars
     // equal to 0 / empty are omitted, a oneof member is always written, repeated
-    // numerics are packed, negative int32/int64 are 10-byte varints.
-    thread_local std::string body;
-    thread_local std::string attr;
-    body.clear();
+    // numerics are packed, negative int32/int64 are 10-byte varints. The body is
+    // encoded with raw pointer writes into a buffer sized by an upper bound.
+    const size_t deps = n.ctrlDeps.size() + n.dataDeps.size();
+    const size_t bound =
+        512 + n.name.size() + n.pgName.size() + n.opType.size() + n.involvedDim.size() + 10 * deps;
+    char stackBuf[1024];
+    std::string heapBuf;
+    char* buf = stackBuf;
+    if (bound > sizeof(stackBuf))
+    {
+        heapBuf.resize(bound);
+        buf = &heapBuf[0];
+    }
+    char* p = buf;
     if (n.id != 0)
     {
-        PutKey(body, 1, 0);
-        PutVarint(body, n.id);
+        *p++ = 0x08; // field 1, varint
+        p = WireVarint(p, n.id);
     }
     if (!n.name.empty())
     {
-        PutBytes(body, 2, n.name.data(), n.name.size());
+        p = WireBytes(p, 2, n.name.data(), n.name.size());
     }
     if (n.kind != NodeKind::INVALID)
     {
-        PutKey(body, 3, 0);
-        PutVarint(body, static_cast<uint64_t>(n.kind));
+        *p++ = 0x18; // field 3, varint
+        p = WireVarint(p, static_cast<uint64_t>(n.kind));
     }
-    const bool dataAsCtrl = legacy && !n.dataDeps.empty();
-    if (!n.ctrlDeps.empty() || dataAsCtrl)
-    {
-        uint64_t len = 0;
-        for (uint64_t d : n.ctrlDeps)
-        {
-            len += VarintSize(d);
-        }
-        if (legacy)
-        {
-            for (uint64_t d : n.dataDeps)
+    auto packed =
+        [&p](uint32_t field, const std::vector<uint64_t>& a, const std::vector<uint64_t>* b) {
+            uint64_t len = 0;
+            for (uint64_t d : a)
             {
                 len += VarintSize(d);
             }
-        }
-        PutKey(body, 4, 2);
-        PutVarint(body, len);
-        for (uint64_t d : n.ctrlDeps)
-        {
-            PutVarint(body, d);
-        }
-        if (legacy)
-        {
-            for (uint64_t d : n.dataDeps)
+            if (b)
             {
-                PutVarint(body, d);
+                for (uint64_t d : *b)
+                {
+                    len += VarintSize(d);
+                }
             }
-        }
+            p = WireVarint(p, (uint64_t(field) << 3) | 2);
+            p = WireVarint(p, len);
+            for (uint64_t d : a)
+            {
+                p = WireVarint(p, d);
+            }
+            if (b)
+            {
+                for (uint64_t d : *b)
+                {
+                    p = WireVarint(p, d);
+                }
+            }
+        };
+    if (!n.ctrlDeps.empty() || (legacy && !n.dataDeps.empty()))
+    {
+        packed(4, n.ctrlDeps, legacy ? &n.dataDeps : nullptr);
     }
     if (!legacy && !n.dataDeps.empty())
     {
-        uint64_t len = 0;
-        for (uint64_t d : n.dataDeps)
-        {
-            len += VarintSize(d);
-        }
-        PutKey(body, 5, 2);
-        PutVarint(body, len);
-        for (uint64_t d : n.dataDeps)
-        {
-            PutVarint(body, d);
-        }
+        packed(5, n.dataDeps, nullptr);
     }
     if (n.durationMicros != 0)
     {
-        PutKey(body, 7, 0);
-        PutVarint(body, n.durationMicros);
+        *p++ = 0x38; // field 7, varint
+        p = WireVarint(p, n.durationMicros);
     }
     // attributes (field 10): name (1) then the oneof value
-    auto intAttr = [&](std::string_view name, uint32_t field, uint64_t v) {
-        attr.clear();
-        PutBytes(attr, 1, name.data(), name.size());
-        PutKey(attr, field, 0);
-        PutVarint(attr, v);
-        PutBytes(body, 10, attr.data(), attr.size());
+    auto intAttr = [&p](std::string_view name, uint32_t field, uint64_t v) {
+        const uint64_t key = uint64_t(field) << 3;
+        const uint64_t inner = 2 + name.size() + VarintSize(key) + VarintSize(v);
+        *p++ = 0x52; // field 10, length-delimited
+        p = WireVarint(p, inner);
+        p = WireBytes(p, 1, name.data(), name.size());
+        p = WireVarint(p, key);
+        p = WireVarint(p, v);
     };
-    auto strAttr = [&](std::string_view name, const std::string& v) {
-        attr.clear();
-        PutBytes(attr, 1, name.data(), name.size());
-        PutBytes(attr, 29, v.data(), v.size());
-        PutBytes(body, 10, attr.data(), attr.size());
+    auto strAttr = [&p](std::string_view name, const std::string& v) {
+        const uint64_t inner = 2 + name.size() + 2 + VarintSize(v.size()) + v.size();
+        *p++ = 0x52;
+        p = WireVarint(p, inner);
+        p = WireBytes(p, 1, name.data(), name.size());
+        p = WireBytes(p, 29, v.data(), v.size());
     };
     const bool sendRecv = n.kind == NodeKind::COMM_SEND || n.kind == NodeKind::COMM_RECV;
     if (n.kind == NodeKind::COMM_COLL)
@@ -352,19 +354,21 @@ AppendChakraNode(std::string& out, const WorkloadNode& n, bool legacy)
     }
     if (!n.involvedDim.empty())
     {
-        attr.clear();
-        PutBytes(attr, 1, "involved_dim", 12);
-        // BoolList: field 1, packed, one byte per value
-        const uint64_t inner = 1 + VarintSize(n.involvedDim.size()) + n.involvedDim.size();
-        PutKey(attr, 28, 2);
-        PutVarint(attr, inner);
-        PutKey(attr, 1, 2);
-        PutVarint(attr, n.involvedDim.size());
+        // BoolList (field 28): its field 1, packed, one byte per value
+        const uint64_t cnt = n.involvedDim.size();
+        const uint64_t list = 1 + VarintSize(cnt) + cnt;
+        const uint64_t inner = 2 + 12 + 2 + VarintSize(list) + list;
+        *p++ = 0x52;
+        p = WireVarint(p, inner);
+        p = WireBytes(p, 1, "involved_dim", 12);
+        p = WireVarint(p, (28u << 3) | 2);
+        p = WireVarint(p, list);
+        *p++ = 0x0a;
+        p = WireVarint(p, cnt);
         for (bool b : n.involvedDim)
         {
-            attr.push_back(b ? 1 : 0);
+            *p++ = b ? 1 : 0;
         }
-        PutBytes(body, 10, attr.data(), attr.size());
     }
     if (n.hasNumOps)
     {
@@ -386,8 +390,10 @@ AppendChakraNode(std::string& out, const WorkloadNode& n, bool legacy)
     {
         intAttr("duration_ns", 13, n.durationNs);
     }
-    PutVarint(out, body.size());
-    out += body;
+    const size_t len = static_cast<size_t>(p - buf);
+    char lenBuf[10];
+    out.append(lenBuf, static_cast<size_t>(WireVarint(lenBuf, len) - lenBuf));
+    out.append(buf, len);
 }
 
 std::string
@@ -422,15 +428,21 @@ WriteChakraBytes(const std::string& bytes, const std::string& path, const Chakra
 {
     const std::string z = opts.gzip ? GzipBytes(bytes, opts.gzipLevel) : std::string();
     const std::string& data = opts.gzip ? z : bytes;
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    // one unbuffered fwrite: no copy through a stream buffer
+    std::FILE* f = std::fopen(path.c_str(), "wb");
     if (!f)
     {
-        throw WorkloadError(path + ": cannot open for writing");
+        throw WorkloadError(path + ": cannot open for writing: " + std::strerror(errno));
     }
-    f.write(data.data(), static_cast<std::streamsize>(data.size()));
-    f.close();
-    if (!f)
+    std::setvbuf(f, nullptr, _IONBF, 0);
+    const size_t written = std::fwrite(data.data(), 1, data.size(), f);
+    const bool ok = written == data.size() && std::fclose(f) == 0;
+    if (!ok)
     {
+        if (written != data.size())
+        {
+            std::fclose(f);
+        }
         throw WorkloadError(path + ": write error");
     }
     return data.size();

@@ -691,6 +691,7 @@ class StageBuilder
           m_stage(stage),
           m_out(out)
     {
+        m_open[1].expert = true;
     }
 
     void Build();
@@ -825,9 +826,9 @@ class StageBuilder
     }
 
     /// TP all-reduce (no SP) or reduce-scatter (SP) of a partial-sum activation
-    uint64_t TpReduce(const std::string& name, uint64_t src)
+    uint64_t TpReduce(const std::string& where, const std::string& what, uint64_t src)
     {
-        return Coll(name,
+        return Coll(where + (C.sequenceParallel ? "rs." : "ar.") + what,
                     C.sequenceParallel ? CollType::REDUCE_SCATTER : CollType::ALL_REDUCE,
                     P.t * P.D * P.e,
                     LlmWorkloadGenerator::GROUP_TP,
@@ -901,49 +902,49 @@ StageBuilder::LayerForward(const Unit& u, uint64_t x)
     const uint64_t tp = C.tp;
     const uint64_t D = P.D;
     const std::string L = "L" + std::to_string(u.layer) + ".";
-    const uint64_t ln1 = Elem(L + "fwd.ln1", P.tt * D, 5, 2, {x});
-    const uint64_t a = SpGather(L + "fwd.tp_allgather.qkv", {ln1}, {}, ln1);
-    const uint64_t qkv = Gemm(L + "fwd.qkv", P.t, D, P.qkvCols / tp, {a});
-    const uint64_t attn = Comp(L + "fwd.attention",
+    const uint64_t ln1 = Elem(L + "f.ln1", P.tt * D, 5, 2, {x});
+    const uint64_t a = SpGather(L + "f.ag.qkv", {ln1}, {}, ln1);
+    const uint64_t qkv = Gemm(L + "f.qkv", P.t, D, P.qkvCols / tp, {a});
+    const uint64_t attn = Comp(L + "f.attention",
                                "ATTENTION",
                                4 * P.t * C.model.seqLength * D / tp,
                                P.t * (2 * D + (P.qkvCols - D)) / tp * P.e,
                                {qkv});
-    const uint64_t proj = Gemm(L + "fwd.proj", P.t, D / tp, D, {attn});
-    const uint64_t r1 = TpReduce(L + "fwd.tp_reduce.proj", proj);
-    const uint64_t ln2 = Elem(L + "fwd.residual_ln2", P.tt * D, 6, 3, {r1, x});
+    const uint64_t proj = Gemm(L + "f.proj", P.t, D / tp, D, {attn});
+    const uint64_t r1 = TpReduce(L + "f.", "proj", proj);
+    const uint64_t ln2 = Elem(L + "f.residual_ln2", P.tt * D, 6, 3, {r1, x});
     if (u.moe)
     {
         const uint64_t E = C.model.experts;
         const uint64_t tok =
             static_cast<uint64_t>(std::ceil(double(P.tt) * C.model.topK * C.capacityFactor));
         const uint64_t a2a = tok * D * P.e;
-        const uint64_t router = Gemm(L + "fwd.router", P.tt, D, E, {ln2});
-        const uint64_t disp = Coll(L + "fwd.ep_alltoall.dispatch",
+        const uint64_t router = Gemm(L + "f.router", P.tt, D, E, {ln2});
+        const uint64_t disp = Coll(L + "f.a2a.dispatch",
                                    CollType::ALL_TO_ALL,
                                    a2a,
                                    LlmWorkloadGenerator::GROUP_EP,
                                    {router},
                                    {},
                                    router);
-        const uint64_t fc1 = Gemm(L + "fwd.expert_fc1", tok, D, (P.mats - 1) * P.Fe, {disp});
-        const uint64_t act = Elem(L + "fwd.expert_act", tok * P.Fe, 5, 1 + (P.mats - 1), {fc1});
-        const uint64_t fc2 = Gemm(L + "fwd.expert_fc2", tok, P.Fe, D, {act});
-        const uint64_t comb = Coll(L + "fwd.ep_alltoall.combine",
+        const uint64_t fc1 = Gemm(L + "f.expert_fc1", tok, D, (P.mats - 1) * P.Fe, {disp});
+        const uint64_t act = Elem(L + "f.expert_act", tok * P.Fe, 5, 1 + (P.mats - 1), {fc1});
+        const uint64_t fc2 = Gemm(L + "f.expert_fc2", tok, P.Fe, D, {act});
+        const uint64_t comb = Coll(L + "f.a2a.combine",
                                    CollType::ALL_TO_ALL,
                                    a2a,
                                    LlmWorkloadGenerator::GROUP_EP,
                                    {fc2},
                                    {},
                                    fc2);
-        return Elem(L + "fwd.moe_combine_residual", P.tt * D, 2 * C.model.topK, 3, {comb, ln2});
+        return Elem(L + "f.moe_combine_residual", P.tt * D, 2 * C.model.topK, 3, {comb, ln2});
     }
-    const uint64_t b = SpGather(L + "fwd.tp_allgather.fc1", {ln2}, {}, ln2);
-    const uint64_t fc1 = Gemm(L + "fwd.fc1", P.t, D, (P.mats - 1) * P.F / tp, {b});
-    const uint64_t act = Elem(L + "fwd.act", P.t * P.F / tp, 5, P.mats, {fc1});
-    const uint64_t fc2 = Gemm(L + "fwd.fc2", P.t, P.F / tp, D, {act});
-    const uint64_t r2 = TpReduce(L + "fwd.tp_reduce.fc2", fc2);
-    return Elem(L + "fwd.residual", P.tt * D, 1, 3, {r2, ln2});
+    const uint64_t b = SpGather(L + "f.ag.fc1", {ln2}, {}, ln2);
+    const uint64_t fc1 = Gemm(L + "f.fc1", P.t, D, (P.mats - 1) * P.F / tp, {b});
+    const uint64_t act = Elem(L + "f.act", P.t * P.F / tp, 5, P.mats, {fc1});
+    const uint64_t fc2 = Gemm(L + "f.fc2", P.t, P.F / tp, D, {act});
+    const uint64_t r2 = TpReduce(L + "f.", "fc2", fc2);
+    return Elem(L + "f.residual", P.tt * D, 1, 3, {r2, ln2});
 }
 
 uint64_t
@@ -959,63 +960,62 @@ StageBuilder::LayerBackward(const Unit& u, uint64_t gy, Ids& wd, Ids& we)
         const uint64_t tok =
             static_cast<uint64_t>(std::ceil(double(P.tt) * C.model.topK * C.capacityFactor));
         const uint64_t a2a = tok * D * P.e;
-        const uint64_t gc = Coll(L + "bwd.ep_alltoall.combine",
+        const uint64_t gc = Coll(L + "b.a2a.combine",
                                  CollType::ALL_TO_ALL,
                                  a2a,
                                  LlmWorkloadGenerator::GROUP_EP,
                                  {gy},
                                  {},
                                  gy);
-        const uint64_t fc2d = Gemm(L + "bwd.expert_fc2_dgrad", tok, D, P.Fe, {gc});
-        const uint64_t fc2w = Gemm(L + "bwd.expert_fc2_wgrad", P.Fe, tok, D, {gc});
-        const uint64_t actb = Elem(L + "bwd.expert_act", tok * P.Fe, 5, 1 + P.mats, {fc2d});
-        const uint64_t fc1d = Gemm(L + "bwd.expert_fc1_dgrad", tok, (P.mats - 1) * P.Fe, D, {actb});
-        const uint64_t gd = Coll(L + "bwd.ep_alltoall.dispatch",
+        const uint64_t fc2d = Gemm(L + "b.expert_fc2_dgrad", tok, D, P.Fe, {gc});
+        const uint64_t fc2w = Gemm(L + "b.expert_fc2_wgrad", P.Fe, tok, D, {gc});
+        const uint64_t actb = Elem(L + "b.expert_act", tok * P.Fe, 5, 1 + P.mats, {fc2d});
+        const uint64_t fc1d = Gemm(L + "b.expert_fc1_dgrad", tok, (P.mats - 1) * P.Fe, D, {actb});
+        const uint64_t gd = Coll(L + "b.a2a.dispatch",
                                  CollType::ALL_TO_ALL,
                                  a2a,
                                  LlmWorkloadGenerator::GROUP_EP,
                                  {fc1d},
                                  {},
                                  fc1d);
-        const uint64_t fc1w = Gemm(L + "bwd.expert_fc1_wgrad", D, tok, (P.mats - 1) * P.Fe, {actb});
-        const uint64_t rd = Gemm(L + "bwd.router_dgrad", P.tt, E, D, {gd});
-        const uint64_t rw = Gemm(L + "bwd.router_wgrad", D, P.tt, E, {gd});
+        const uint64_t fc1w = Gemm(L + "b.expert_fc1_wgrad", D, tok, (P.mats - 1) * P.Fe, {actb});
+        const uint64_t rd = Gemm(L + "b.router_dgrad", P.tt, E, D, {gd});
+        const uint64_t rw = Gemm(L + "b.router_wgrad", D, P.tt, E, {gd});
         we.push_back(fc2w);
         we.push_back(fc1w);
         wd.push_back(rw);
-        gx2 = Elem(L + "bwd.ln2", P.tt * D, 6, 3, {rd, gy});
+        gx2 = Elem(L + "b.ln2", P.tt * D, 6, 3, {rd, gy});
     }
     else
     {
-        const uint64_t g2 = SpGather(L + "bwd.tp_allgather.fc2_grad", {gy}, {}, gy);
-        const uint64_t fc2d = Gemm(L + "bwd.fc2_dgrad", P.t, D, P.F / tp, {g2});
-        const uint64_t fc2w = Gemm(L + "bwd.fc2_wgrad", P.F / tp, P.t, D, {g2});
-        const uint64_t actb = Elem(L + "bwd.act", P.t * P.F / tp, 5, 1 + P.mats, {fc2d});
+        const uint64_t g2 = SpGather(L + "b.ag.fc2_grad", {gy}, {}, gy);
+        const uint64_t fc2d = Gemm(L + "b.fc2_dgrad", P.t, D, P.F / tp, {g2});
+        const uint64_t fc2w = Gemm(L + "b.fc2_wgrad", P.F / tp, P.t, D, {g2});
+        const uint64_t actb = Elem(L + "b.act", P.t * P.F / tp, 5, 1 + P.mats, {fc2d});
         // column-parallel fc1: the stored input shard is gathered again, overlapping dgrad
-        const uint64_t xg = SpGather(L + "bwd.tp_allgather.fc1_input", {}, LastCompDep(), kNone);
-        const uint64_t fc1d = Gemm(L + "bwd.fc1_dgrad", P.t, (P.mats - 1) * P.F / tp, D, {actb});
-        const uint64_t r = TpReduce(L + "bwd.tp_reduce.fc1_dgrad", fc1d);
-        const uint64_t fc1w =
-            Gemm(L + "bwd.fc1_wgrad", D, P.t, (P.mats - 1) * P.F / tp, {actb, xg});
+        const uint64_t xg = SpGather(L + "b.ag.fc1_in", {}, LastCompDep(), kNone);
+        const uint64_t fc1d = Gemm(L + "b.fc1_dgrad", P.t, (P.mats - 1) * P.F / tp, D, {actb});
+        const uint64_t r = TpReduce(L + "b.", "fc1_dgrad", fc1d);
+        const uint64_t fc1w = Gemm(L + "b.fc1_wgrad", D, P.t, (P.mats - 1) * P.F / tp, {actb, xg});
         wd.push_back(fc2w);
         wd.push_back(fc1w);
-        gx2 = Elem(L + "bwd.ln2", P.tt * D, 6, 3, {r, gy});
+        gx2 = Elem(L + "b.ln2", P.tt * D, 6, 3, {r, gy});
     }
-    const uint64_t g1 = SpGather(L + "bwd.tp_allgather.proj_grad", {gx2}, {}, gx2);
-    const uint64_t projd = Gemm(L + "bwd.proj_dgrad", P.t, D, D / tp, {g1});
-    const uint64_t projw = Gemm(L + "bwd.proj_wgrad", D / tp, P.t, D, {g1});
-    const uint64_t attnb = Comp(L + "bwd.attention",
+    const uint64_t g1 = SpGather(L + "b.ag.proj_grad", {gx2}, {}, gx2);
+    const uint64_t projd = Gemm(L + "b.proj_dgrad", P.t, D, D / tp, {g1});
+    const uint64_t projw = Gemm(L + "b.proj_wgrad", D / tp, P.t, D, {g1});
+    const uint64_t attnb = Comp(L + "b.attention",
                                 "ATTENTION",
                                 8 * P.t * C.model.seqLength * D / tp,
                                 2 * P.t * (2 * D + (P.qkvCols - D)) / tp * P.e,
                                 {projd});
-    const uint64_t xg = SpGather(L + "bwd.tp_allgather.qkv_input", {}, LastCompDep(), kNone);
-    const uint64_t qkvd = Gemm(L + "bwd.qkv_dgrad", P.t, P.qkvCols / tp, D, {attnb});
-    const uint64_t r = TpReduce(L + "bwd.tp_reduce.qkv_dgrad", qkvd);
-    const uint64_t qkvw = Gemm(L + "bwd.qkv_wgrad", D, P.t, P.qkvCols / tp, {attnb, xg});
+    const uint64_t xg = SpGather(L + "b.ag.qkv_in", {}, LastCompDep(), kNone);
+    const uint64_t qkvd = Gemm(L + "b.qkv_dgrad", P.t, P.qkvCols / tp, D, {attnb});
+    const uint64_t r = TpReduce(L + "b.", "qkv_dgrad", qkvd);
+    const uint64_t qkvw = Gemm(L + "b.qkv_wgrad", D, P.t, P.qkvCols / tp, {attnb, xg});
     wd.push_back(projw);
     wd.push_back(qkvw);
-    return Elem(L + "bwd.ln1", P.tt * D, 6, 3, {r, gx2});
+    return Elem(L + "b.ln1", P.tt * D, 6, 3, {r, gx2});
 }
 
 uint64_t
@@ -1032,46 +1032,46 @@ StageBuilder::Forward(const Unit& u, uint64_t in)
         {
             // each rank looks up the tokens in its vocabulary shard; partial sums over TP
             const uint64_t look =
-                Elem("emb.fwd.lookup", P.t * D, 1, 2, in == kNone ? Ids{} : Ids{in}, "EMBEDDING");
-            return TpReduce("emb.fwd.tp_reduce", look);
+                Elem("emb.f.lookup", P.t * D, 1, 2, in == kNone ? Ids{} : Ids{in}, "EMBEDDING");
+            return TpReduce("emb.f.", "lookup", look);
         }
-        return Elem("emb.fwd.lookup", P.tt * D, 1, 2, in == kNone ? Ids{} : Ids{in}, "EMBEDDING");
+        return Elem("emb.f.lookup", P.tt * D, 1, 2, in == kNone ? Ids{} : Ids{in}, "EMBEDDING");
     }
     // output layer: final norm, logits, cross-entropy
-    const uint64_t lnf = Elem("head.fwd.ln_f", P.tt * D, 5, 2, {in});
+    const uint64_t lnf = Elem("head.f.ln_f", P.tt * D, 5, 2, {in});
     if (C.vocabParallel)
     {
-        const uint64_t a = SpGather("head.fwd.tp_allgather", {lnf}, {}, lnf);
+        const uint64_t a = SpGather("head.f.ag", {lnf}, {}, lnf);
         const uint64_t Vr = P.vocabRows;
-        const uint64_t logits = Gemm("head.fwd.logits", P.t, D, Vr, {a});
-        const uint64_t mx = Elem("head.fwd.ce_max", P.t * Vr, 1, 1, {logits});
-        const uint64_t ar1 = Coll("head.fwd.tp_allreduce.ce_max",
+        const uint64_t logits = Gemm("head.f.logits", P.t, D, Vr, {a});
+        const uint64_t mx = Elem("head.f.ce_max", P.t * Vr, 1, 1, {logits});
+        const uint64_t ar1 = Coll("head.f.ar.ce_max",
                                   CollType::ALL_REDUCE,
                                   P.t * 4,
                                   LlmWorkloadGenerator::GROUP_TP,
                                   {mx},
                                   {},
                                   mx);
-        const uint64_t ex = Elem("head.fwd.ce_exp", P.t * Vr, 4, 1, {ar1});
-        const uint64_t ar2 = Coll("head.fwd.tp_allreduce.ce_sum",
+        const uint64_t ex = Elem("head.f.ce_exp", P.t * Vr, 4, 1, {ar1});
+        const uint64_t ar2 = Coll("head.f.ar.ce_sum",
                                   CollType::ALL_REDUCE,
                                   P.t * 4,
                                   LlmWorkloadGenerator::GROUP_TP,
                                   {ex},
                                   {},
                                   ex);
-        const uint64_t ar3 = Coll("head.fwd.tp_allreduce.ce_target",
+        const uint64_t ar3 = Coll("head.f.ar.ce_target",
                                   CollType::ALL_REDUCE,
                                   P.t * 4,
                                   LlmWorkloadGenerator::GROUP_TP,
                                   {ex},
                                   {},
                                   ex);
-        return Elem("head.fwd.loss", P.t, 4, 2, {ar2, ar3});
+        return Elem("head.f.loss", P.t, 4, 2, {ar2, ar3});
     }
-    const uint64_t logits = Gemm("head.fwd.logits", P.tt, D, C.model.vocab, {lnf});
-    const uint64_t ce = Elem("head.fwd.cross_entropy", P.tt * C.model.vocab, 5, 1, {logits});
-    return Elem("head.fwd.loss", P.tt, 4, 2, {ce});
+    const uint64_t logits = Gemm("head.f.logits", P.tt, D, C.model.vocab, {lnf});
+    const uint64_t ce = Elem("head.f.cross_entropy", P.tt * C.model.vocab, 5, 1, {logits});
+    return Elem("head.f.loss", P.tt, 4, 2, {ce});
 }
 
 uint64_t
@@ -1086,30 +1086,30 @@ StageBuilder::Backward(const Unit& u, uint64_t gradIn, Ids& wd, Ids& we)
     {
         if (C.vocabParallel)
         {
-            const uint64_t gg = SpGather("emb.bwd.tp_allgather", {gradIn}, {}, gradIn);
-            wd.push_back(Elem("emb.bwd.wgrad", P.t * D, 1, 3, {gg}, "EMBEDDING"));
+            const uint64_t gg = SpGather("emb.b.ag", {gradIn}, {}, gradIn);
+            wd.push_back(Elem("emb.b.wgrad", P.t * D, 1, 3, {gg}, "EMBEDDING"));
         }
         else
         {
-            wd.push_back(Elem("emb.bwd.wgrad", P.tt * D, 1, 3, {gradIn}, "EMBEDDING"));
+            wd.push_back(Elem("emb.b.wgrad", P.tt * D, 1, 3, {gradIn}, "EMBEDDING"));
         }
         return wd.back();
     }
     if (C.vocabParallel)
     {
         const uint64_t Vr = P.vocabRows;
-        const uint64_t ceb = Elem("head.bwd.ce", P.t * Vr, 2, 2, {gradIn});
-        const uint64_t xg = SpGather("head.bwd.tp_allgather.input", {}, LastCompDep(), kNone);
-        const uint64_t ld = Gemm("head.bwd.logits_dgrad", P.t, Vr, D, {ceb});
-        const uint64_t r = TpReduce("head.bwd.tp_reduce", ld);
-        wd.push_back(Gemm("head.bwd.logits_wgrad", Vr, P.t, D, {ceb, xg}));
-        return Elem("head.bwd.ln_f", P.tt * D, 5, 3, {r});
+        const uint64_t ceb = Elem("head.b.ce", P.t * Vr, 2, 2, {gradIn});
+        const uint64_t xg = SpGather("head.b.ag.in", {}, LastCompDep(), kNone);
+        const uint64_t ld = Gemm("head.b.logits_dgrad", P.t, Vr, D, {ceb});
+        const uint64_t r = TpReduce("head.b.", "logits_dgrad", ld);
+        wd.push_back(Gemm("head.b.logits_wgrad", Vr, P.t, D, {ceb, xg}));
+        return Elem("head.b.ln_f", P.tt * D, 5, 3, {r});
     }
     const uint64_t V = C.model.vocab;
-    const uint64_t ceb = Elem("head.bwd.ce", P.tt * V, 2, 2, {gradIn});
-    const uint64_t ld = Gemm("head.bwd.logits_dgrad", P.tt, V, D, {ceb});
-    wd.push_back(Gemm("head.bwd.logits_wgrad", V, P.tt, D, {ceb}));
-    return Elem("head.bwd.ln_f", P.tt * D, 5, 3, {ld});
+    const uint64_t ceb = Elem("head.b.ce", P.tt * V, 2, 2, {gradIn});
+    const uint64_t ld = Gemm("head.b.logits_dgrad", P.tt, V, D, {ceb});
+    wd.push_back(Gemm("head.b.logits_wgrad", V, P.tt, D, {ceb}));
+    return Elem("head.b.ln_f", P.tt * D, 5, 3, {ld});
 }
 
 StageBuilder::Ids
@@ -1334,14 +1334,14 @@ StageBuilder::Build()
                 {
                     if (j == 0)
                     {
-                        m_inject = GatherParams(u, "fwd", LastCompDep());
+                        m_inject = GatherParams(u, "f", LastCompDep());
                     }
                     if (j + 1 < us.size())
                     {
                         const Unit& nx = us[j + 1];
                         // prefetch the next unit's shard when this unit starts computing
                         m_afterComp = [this, &nx](uint64_t first) {
-                            m_pendingGather = GatherParams(nx, "fwd", {first});
+                            m_pendingGather = GatherParams(nx, "f", {first});
                         };
                     }
                 }
@@ -1385,13 +1385,13 @@ StageBuilder::Build()
             {
                 if (jj + 1 == us.size())
                 {
-                    m_inject = GatherParams(u, "bwd", LastCompDep());
+                    m_inject = GatherParams(u, "b", LastCompDep());
                 }
                 if (jj > 0)
                 {
                     const Unit& nx = us[jj - 1];
                     m_afterComp = [this, &nx](uint64_t first) {
-                        m_pendingGather = GatherParams(nx, "bwd", {first});
+                        m_pendingGather = GatherParams(nx, "b", {first});
                     };
                 }
             }
