@@ -1122,6 +1122,93 @@ class FilesAndBackendsTestCase : public TestCase
     }
 };
 
+/// Any valid combination runs to completion.
+class CombinationsTestCase : public TestCase
+{
+  public:
+    CombinationsTestCase()
+        : TestCase("64 pseudo-random valid combinations (schedule, ZeRO, SP, EP, tied, sync, "
+                   "buckets, overlap, recompute, rank order, world size) complete on the "
+                   "analytical backend with every collective finished")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        uint64_t x = 88172645463325252ull; // xorshift64, fixed seed
+        auto rnd = [&x](uint32_t n) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            return uint32_t(x % n);
+        };
+        const std::vector<std::string> orders{"tp,dp,pp", "dp,tp,pp", "pp,tp,dp", "tp,pp,dp"};
+        uint32_t runs = 0;
+        for (int k = 0; k < 64; ++k)
+        {
+            const uint32_t tp = 1u << rnd(2);
+            const uint32_t pp = 1u << rnd(3);
+            const uint32_t dp = 1u << rnd(3);
+            LlmWorkloadConfig c;
+            c.model.layers = 4 * pp;
+            c.model.hidden = 128;
+            c.model.ffnHidden = 256;
+            c.model.heads = 4;
+            c.model.kvHeads = rnd(2) ? 4 : 2;
+            c.model.vocab = 256;
+            c.model.seqLength = 64;
+            c.model.ffn = rnd(2) ? LlmFfnKind::GELU : LlmFfnKind::SWIGLU;
+            c.model.tiedEmbeddings = rnd(2);
+            const bool moe = rnd(3) == 0;
+            c.tp = tp;
+            c.pp = pp;
+            c.dp = dp;
+            c.sequenceParallel = tp > 1 && (moe || rnd(2));
+            if (moe)
+            {
+                c.model.experts = 4;
+                c.model.topK = 1 + rnd(2);
+                c.model.moeEvery = 1 + rnd(2);
+                c.ep = std::min<uint32_t>(dp, 1u << rnd(3));
+            }
+            c.vocabParallel = rnd(4) != 0;
+            c.microBatch = 1 + rnd(2);
+            c.globalBatch = uint64_t(c.microBatch) * dp * (1 + rnd(6));
+            c.schedule = rnd(2) ? LlmPipelineSchedule::GPIPE : LlmPipelineSchedule::ONE_F_ONE_B;
+            c.zeroStage = rnd(4);
+            c.gradSync = rnd(2) ? LlmGradSync::ITERATION : LlmGradSync::MICROBATCH;
+            c.bucketMiB = rnd(2) ? 0.0 : 0.05 * (1 + rnd(4));
+            c.overlapGradReduce = rnd(3) != 0;
+            c.recompute = rnd(3) == 0 ? LlmRecompute::FULL : LlmRecompute::NONE;
+            c.rankOrder = orders[rnd(4)];
+            c.optimizerStep = rnd(5) != 0;
+            c.offloadOptimizer = c.optimizerStep && rnd(4) == 0;
+            c.computeTflops = rnd(2) ? 50 : 0;
+            LlmWorkloadGenerator gen(c);
+            const uint32_t n = gen.GetNpuCount();
+            auto topo =
+                n <= 4
+                    ? Topo1D(DimType::SWITCH, n, 100, 200)
+                    : TopoDims({{DimType::SWITCH, 4, 100, 200}, {DimType::SWITCH, n / 4, 25, 800}});
+            auto res = RunGen(gen, topo, Roofline(100, 1000));
+            uint64_t started = 0, finished = 0;
+            for (const auto& rec : res.records)
+            {
+                started += rec.started;
+                finished += rec.finished;
+            }
+            const bool ok = res.error.empty() && res.unfinished.empty() && started == finished;
+            NS_TEST_EXPECT_MSG_EQ(ok,
+                                  true,
+                                  "combination " << k << ":\n"
+                                                 << gen.Describe() << res.error << res.pending);
+            runs += ok;
+        }
+        std::printf("  %u of 64 combinations completed\n", runs);
+    }
+};
+
 /// Durations from a throughput; roofline inputs.
 class ComputeTestCase : public TestCase
 {
@@ -1387,6 +1474,7 @@ class WorkloadGenTestSuite : public TestSuite
         AddTestCase(new BubbleTestCase, TestCase::QUICK);
         AddTestCase(new PlacementTestCase, TestCase::QUICK);
         AddTestCase(new FilesAndBackendsTestCase, TestCase::QUICK);
+        AddTestCase(new CombinationsTestCase, TestCase::QUICK);
         AddTestCase(new ComputeTestCase, TestCase::QUICK);
         AddTestCase(new BadShapesTestCase, TestCase::QUICK);
     }
