@@ -8,10 +8,17 @@
 #include "ns3/astra-diagnostics.h"
 #include "ns3/command-line.h"
 
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iomanip>
 #include <iostream>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <type_traits>
 
 namespace ns3
 {
@@ -94,6 +101,89 @@ Human(double bytes)
     return os.str();
 }
 
+/// Numeric options are registered as text and converted strictly after parsing, so that
+/// "--tp=-1", "--zero=1.5" or "--layers=8x" are errors naming the option instead of being
+/// wrapped or truncated by stream extraction.
+class NumericOptions
+{
+  public:
+    template <typename T>
+    void Add(CommandLine& cmd, const std::string& name, const std::string& help, T& target)
+    {
+        auto e = std::make_unique<Entry>();
+        e->name = name;
+        std::ostringstream os;
+        os << target;
+        e->text = os.str();
+        e->initial = e->text;
+        e->set = [&target, name](const std::string& v) { target = Convert<T>(name, v); };
+        cmd.AddValue(name, help, e->text);
+        m_entries.push_back(std::move(e));
+    }
+
+    /// Convert every option given on the command line.
+    void Apply() const
+    {
+        for (const auto& e : m_entries)
+        {
+            if (e->text != e->initial)
+            {
+                e->set(e->text);
+            }
+        }
+    }
+
+  private:
+    struct Entry
+    {
+        std::string name;
+        std::string text;
+        std::string initial;
+        std::function<void(const std::string&)> set;
+    };
+
+    template <typename T>
+    static T Convert(const std::string& name, const std::string& v)
+    {
+        const std::string bad = "--" + name + "=" + v + ": ";
+        if constexpr (std::is_floating_point_v<T>)
+        {
+            char* end = nullptr;
+            errno = 0;
+            const double d = std::strtod(v.c_str(), &end);
+            if (v.empty() || end != v.c_str() + v.size() || errno == ERANGE)
+            {
+                throw InputError(bad + "not a number");
+            }
+            return static_cast<T>(d);
+        }
+        else
+        {
+            const bool neg = !v.empty() && v[0] == '-';
+            const std::string digits = neg ? v.substr(1) : v;
+            if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
+                (neg && std::is_unsigned_v<T>))
+            {
+                throw InputError(bad + (std::is_unsigned_v<T> ? "not a non-negative integer"
+                                                              : "not an integer"));
+            }
+            errno = 0;
+            const unsigned long long u = std::strtoull(digits.c_str(), nullptr, 10);
+            const unsigned long long max =
+                neg ? (unsigned long long)(std::numeric_limits<T>::max()) + 1
+                    : (unsigned long long)(std::numeric_limits<T>::max());
+            if (errno == ERANGE || u > max)
+            {
+                throw InputError(bad + "out of range (at most " +
+                                 std::to_string(std::numeric_limits<T>::max()) + ")");
+            }
+            return neg ? static_cast<T>(-static_cast<long long>(u)) : static_cast<T>(u);
+        }
+    }
+
+    std::vector<std::unique_ptr<Entry>> m_entries;
+};
+
 } // namespace
 
 int
@@ -132,6 +222,7 @@ LlmWorkloadGenMain(int argc, char** argv)
     uint32_t zero = c.zeroStage;
 
     CommandLine cmd("astra-sim-workload-gen");
+    NumericOptions num;
     cmd.Usage("Generate the Chakra traces (PREFIX.<rank>.et) and the communicator-group JSON "
               "of one training iteration of a transformer LLM, for astra-sim-runner "
               "--workload-configuration=PREFIX --comm-group-configuration=PREFIX.json.\n"
@@ -141,73 +232,82 @@ LlmWorkloadGenMain(int argc, char** argv)
                  "(other options override its values)",
                  preset);
     cmd.AddValue("list-presets", "print the presets and their shapes, then exit", listPresets);
-    cmd.AddValue("layers", "transformer layers", s.layers);
-    cmd.AddValue("hidden", "hidden size", s.hidden);
-    cmd.AddValue("ffn-hidden", "FFN hidden size", s.ffnHidden);
+    num.Add(cmd, "layers", "transformer layers", s.layers);
+    num.Add(cmd, "hidden", "hidden size", s.hidden);
+    num.Add(cmd, "ffn-hidden", "FFN hidden size", s.ffnHidden);
     cmd.AddValue("ffn", "FFN kind: gelu (2 matrices) or swiglu (3 matrices)", ffn);
-    cmd.AddValue("heads", "attention heads", s.heads);
-    cmd.AddValue("kv-heads", "key/value heads (GQA; = heads for multi-head attention)", s.kvHeads);
-    cmd.AddValue("vocab", "vocabulary size", s.vocab);
-    cmd.AddValue("seq", "sequence length (tokens)", s.seqLength);
+    num.Add(cmd, "heads", "attention heads", s.heads);
+    num.Add(cmd, "kv-heads", "key/value heads (GQA; = heads for multi-head attention)", s.kvHeads);
+    num.Add(cmd, "vocab", "vocabulary size", s.vocab);
+    num.Add(cmd, "seq", "sequence length (tokens)", s.seqLength);
     cmd.AddValue("tied-embeddings", "output layer shares the embedding weights", s.tiedEmbeddings);
-    cmd.AddValue("experts", "experts per MoE layer (1 = dense)", s.experts);
-    cmd.AddValue("top-k", "experts per token", s.topK);
-    cmd.AddValue("expert-ffn-hidden",
-                 "FFN hidden size of one expert (0 = ffn-hidden)",
-                 s.expertFfnHidden);
-    cmd.AddValue("moe-every", "every N-th layer is an MoE layer", s.moeEvery);
-    cmd.AddValue("global-batch", "sequences per iteration (all replicas)", c.globalBatch);
-    cmd.AddValue("micro-batch",
-                 "sequences per micro-batch per data-parallel replica",
-                 c.microBatch);
-    cmd.AddValue("npus", "world size (0 = dp x tp x pp; with --dp=0 dp is derived)", c.npus);
-    cmd.AddValue("dp", "data-parallel degree (0 = npus / (tp x pp))", c.dp);
-    cmd.AddValue("tp", "tensor-parallel degree", c.tp);
-    cmd.AddValue("pp", "pipeline stages", c.pp);
-    cmd.AddValue("ep", "expert-parallel degree (divides dp)", c.ep);
+    num.Add(cmd, "experts", "experts per MoE layer (1 = dense)", s.experts);
+    num.Add(cmd, "top-k", "experts per token", s.topK);
+    num.Add(cmd,
+            "expert-ffn-hidden",
+            "FFN hidden size of one expert (0 = ffn-hidden)",
+            s.expertFfnHidden);
+    num.Add(cmd, "moe-every", "every N-th layer is an MoE layer", s.moeEvery);
+    num.Add(cmd, "global-batch", "sequences per iteration (all replicas)", c.globalBatch);
+    num.Add(cmd,
+            "micro-batch",
+            "sequences per micro-batch per data-parallel replica",
+            c.microBatch);
+    num.Add(cmd, "npus", "world size (0 = dp x tp x pp; with --dp=0 dp is derived)", c.npus);
+    num.Add(cmd, "dp", "data-parallel degree (0 = npus / (tp x pp))", c.dp);
+    num.Add(cmd, "tp", "tensor-parallel degree", c.tp);
+    num.Add(cmd, "pp", "pipeline stages", c.pp);
+    num.Add(cmd, "ep", "expert-parallel degree (divides dp)", c.ep);
     cmd.AddValue("sp",
                  "sequence parallelism (all-gather / reduce-scatter instead of all-reduce)",
                  c.sequenceParallel);
     cmd.AddValue("vocab-parallel", "embedding and output layer split over TP", c.vocabParallel);
     cmd.AddValue("rank-order", "parallel dimensions innermost first, e.g. tp,dp,pp", c.rankOrder);
     cmd.AddValue("schedule", "pipeline schedule: 1f1b or gpipe", schedule);
-    cmd.AddValue("zero", "ZeRO stage: 0, 1, 2 or 3 (3 = FSDP)", zero);
+    num.Add(cmd, "zero", "ZeRO stage: 0, 1, 2 or 3 (3 = FSDP)", zero);
     cmd.AddValue("grad-sync", "layer gradient reduction: iteration or microbatch", gradSync);
-    cmd.AddValue("bucket-mib",
-                 "gradient bucket size in MiB (0 = one bucket per layer)",
-                 c.bucketMiB);
+    num.Add(cmd,
+            "bucket-mib",
+            "gradient bucket size in MiB (0 = one bucket per layer)",
+            c.bucketMiB);
     cmd.AddValue("overlap-grad-reduce",
                  "start each bucket during backward (0: after backward)",
                  c.overlapGradReduce);
     cmd.AddValue("recompute", "activation recomputation: none or full", recompute);
-    cmd.AddValue("bytes-per-element",
-                 "bytes of an activation / parameter element",
-                 c.bytesPerElement);
-    cmd.AddValue("grad-bytes", "bytes of a gradient element (0 = bytes-per-element)", c.gradBytes);
-    cmd.AddValue("capacity-factor",
-                 "MoE tokens per expert relative to a fair share",
-                 c.capacityFactor);
-    cmd.AddValue("compute-tflops",
-                 "write COMP durations at this throughput (0: roofline inputs only)",
-                 c.computeTflops);
-    cmd.AddValue("memory-gbps",
-                 "with compute-tflops: durations = max(FLOPs/throughput, bytes/bandwidth)",
-                 c.memoryGBps);
+    num.Add(cmd,
+            "bytes-per-element",
+            "bytes of an activation / parameter element",
+            c.bytesPerElement);
+    num.Add(cmd, "grad-bytes", "bytes of a gradient element (0 = bytes-per-element)", c.gradBytes);
+    num.Add(cmd,
+            "capacity-factor",
+            "MoE tokens per expert relative to a fair share",
+            c.capacityFactor);
+    num.Add(cmd,
+            "compute-tflops",
+            "write COMP durations at this throughput (0: roofline inputs only)",
+            c.computeTflops);
+    num.Add(cmd,
+            "memory-gbps",
+            "with compute-tflops: durations = max(FLOPs/throughput, bytes/bandwidth)",
+            c.memoryGBps);
     cmd.AddValue("optimizer", "an Adam step closes the iteration", c.optimizerStep);
     cmd.AddValue("offload-optimizer",
                  "MEM_LOAD / MEM_STORE of the optimizer state around the step",
                  c.offloadOptimizer);
-    cmd.AddValue("optimizer-bytes",
-                 "optimizer state bytes per parameter",
-                 c.optimizerBytesPerParam);
+    num.Add(cmd,
+            "optimizer-bytes",
+            "optimizer state bytes per parameter",
+            c.optimizerBytesPerParam);
     cmd.AddValue("output", "output prefix: writes PREFIX.<rank>.et and PREFIX.json", output);
     cmd.AddValue("groups", "communicator-group JSON path (default PREFIX.json)", groups);
     cmd.AddValue("gzip", "gzip the traces (PREFIX.<rank>.et.gz; the reader takes them)", gzip);
-    cmd.AddValue("gzip-level", "gzip level 0..9 (-1 = zlib default 6)", gzipLevel);
+    num.Add(cmd, "gzip-level", "gzip level 0..9 (-1 = zlib default 6)", gzipLevel);
     cmd.AddValue("legacy", "legacy 2023 layout (no GlobalMetadata, all deps in ctrl_deps)", legacy);
-    cmd.AddValue("threads", "writer threads (0 = all cores)", threads);
+    num.Add(cmd, "threads", "writer threads (0 = all cores)", threads);
     cmd.AddValue("dry-run", "print the summary only, write nothing", dryRun);
     cmd.Parse(argc, argv);
+    num.Apply();
 
     if (listPresets)
     {

@@ -348,6 +348,39 @@ LlmWorkloadGenerator::Impl::Validate()
     RequirePositive(c.tp, "--tp");
     RequirePositive(c.pp, "--pp");
     RequirePositive(c.ep, "--ep");
+    for (const auto& [v, name] : {std::pair<uint64_t, const char*>{c.tp, "--tp"},
+                                  {c.pp, "--pp"},
+                                  {c.ep, "--ep"},
+                                  {c.dp, "--dp"},
+                                  {c.npus, "--npus"}})
+    {
+        if (v > (1u << 22))
+        {
+            throw InputError(std::string(name) + "=" + std::to_string(v) +
+                             " out of range (at most 4194304)");
+        }
+    }
+    {
+        // every count of a node must fit in 64 bits: bound the largest products
+        const long double t = (long double)c.microBatch * s.seqLength;
+        const long double D = s.hidden;
+        const long double n = std::max<long double>({D * 3,
+                                                     (long double)s.ffnHidden * 3,
+                                                     (long double)s.expertFfnHidden * 3,
+                                                     (long double)s.vocab,
+                                                     (long double)s.experts});
+        const long double tok =
+            t * s.topK * std::max(1.0, std::isfinite(c.capacityFactor) ? c.capacityFactor : 1.0);
+        const long double params =
+            (long double)s.layers * (4 * D * D + n * D * s.experts) + 2 * (long double)s.vocab * D;
+        const long double worst = std::max<long double>(
+            {2 * tok * D * n, 8 * t * s.seqLength * D, 10 * params * 64, t * n * 8});
+        if (worst > 4.0e18L)
+        {
+            throw InputError("shape too large: a node's FLOPs or bytes would exceed 64 bits "
+                             "(reduce --micro-batch, --seq, --hidden, --vocab or the FFN size)");
+        }
+    }
     RequireDivisible(s.hidden, "--hidden", s.heads, "--heads", "head dimension = hidden / heads");
     RequireDivisible(s.heads,
                      "--heads",
