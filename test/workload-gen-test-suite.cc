@@ -1452,10 +1452,29 @@ class BadShapesTestCase : public TestCase
                                    "--dry-run=1"}),
                               1,
                               "bad schedule: exit 1");
+        NS_TEST_EXPECT_MSG_EQ(
+            run({"gen", "--preset=llama3-8b", "--tp=-1", "--global-batch=8", "--dry-run=1"}),
+            1,
+            "negative degree: exit 1");
+        NS_TEST_EXPECT_MSG_EQ(
+            run({"gen", "--preset=llama3-8b", "--zero=1.5", "--global-batch=8", "--dry-run=1"}),
+            1,
+            "non-integer ZeRO stage: exit 1");
         NS_TEST_EXPECT_MSG_EQ(run({"gen", "--preset=llama3-8b", "--tp=8", "--global-batch=8"}),
                               1,
                               "no --output: exit 1");
         Warnings::SetStream(&std::cerr);
+        // an unwritable prefix is a WorkloadError naming the path
+        threw = false;
+        try
+        {
+            LlmWorkloadGenerator(SmallGpt(2, 2, 1)).Write("/nonexistent-astra-dir/x");
+        }
+        catch (const WorkloadError& e)
+        {
+            threw = std::string(e.what()).find("/nonexistent-astra-dir/x") != std::string::npos;
+        }
+        NS_TEST_EXPECT_MSG_EQ(threw, true, "unwritable output");
     }
 };
 
