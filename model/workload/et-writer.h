@@ -7,6 +7,8 @@
 
 #include "workload-graph.h"
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,9 @@ struct ChakraWriteOptions
     bool legacy{false};
     /// gzip-compress the output (the reader detects it by the magic bytes).
     bool gzip{false};
+    /// zlib compression level of the gzip output: 0 (stored) .. 9 (smallest), or -1 for
+    /// zlib's default (6). Only used when gzip is set; other values are a WorkloadError.
+    int gzipLevel{-1};
 };
 
 /**
@@ -68,6 +73,57 @@ void WriteChakraFile(const WorkloadGraph& g,
 void WriteChakraPrefix(const std::vector<WorkloadGraph>& graphs,
                        const std::string& prefix,
                        const ChakraWriteOptions& opts = ChakraWriteOptions());
+
+/**
+ * \ingroup astra-sim
+ * Append one Node to a Chakra ET stream: its varint32 length, then the encoded message.
+ * The bytes are identical to what SerializeChakra writes for the same node (same fields,
+ * same attributes in the same order), but they are produced by a direct wire-format
+ * encoder without protobuf message objects, so that trace generators can stream millions
+ * of nodes per second into a buffer.
+ * \param out the stream (appended to)
+ * \param n the node
+ * \param legacy write data deps as ctrl deps (legacy 2023 layout, see ChakraWriteOptions)
+ */
+void AppendChakraNode(std::string& out, const WorkloadNode& n, bool legacy = false);
+
+/**
+ * \ingroup astra-sim
+ * The GlobalMetadata message of a Chakra ET stream, varint32-length-delimited, exactly as
+ * SerializeChakra writes it (version, the "schema" attribute, one "comm_group:NAME" Int64List
+ * attribute per group). Followed by AppendChakraNode calls this gives a complete file.
+ * \param version the version string
+ * \param commGroups groups to declare in the header (may be empty)
+ * \return the bytes
+ */
+std::string SerializeChakraHeader(
+    const std::string& version,
+    const std::map<std::string, std::vector<uint32_t>>& commGroups = {});
+
+/**
+ * \ingroup astra-sim
+ * gzip-compress a buffer (RFC 1952 stream, as gzip(1) writes it; the Chakra reader
+ * detects it by its first bytes 1f 8b).
+ * \param bytes the data
+ * \param level 0 (stored) .. 9 (smallest), or -1 for zlib's default (6)
+ * \return the compressed bytes
+ * \throw WorkloadError on a level outside -1 .. 9 or a zlib failure
+ */
+std::string GzipBytes(const std::string& bytes, int level = -1);
+
+/**
+ * \ingroup astra-sim
+ * Write an already serialized stream to a file, gzip-compressed when opts.gzip is set
+ * (at opts.gzipLevel).
+ * \param bytes the stream (header and nodes)
+ * \param path output file
+ * \param opts options (gzip, gzipLevel; the others are properties of the bytes)
+ * \return the number of bytes written to the file
+ * \throw WorkloadError if the file cannot be written
+ */
+uint64_t WriteChakraBytes(const std::string& bytes,
+                          const std::string& path,
+                          const ChakraWriteOptions& opts = ChakraWriteOptions());
 
 } // namespace astra
 } // namespace ns3
