@@ -58,10 +58,17 @@ OpenOrDie(std::ofstream& out, const std::string& name, const char* header)
 // ------------------------------------------------------------------ RdmaPathModel
 
 RdmaPathInfo
-RdmaPathModel::GetPath(uint32_t src, uint32_t dst, uint16_t sport)
+RdmaPathModel::GetPath(Ptr<const RdmaHostDirectory> hosts,
+                       uint32_t src,
+                       uint32_t dst,
+                       uint16_t sport)
 {
     RdmaPathInfo p;
-    Ptr<RdmaHostStack> s = RdmaHostStack::FindHost(src);
+    if (!hosts)
+    {
+        return p;
+    }
+    Ptr<RdmaHostStack> s = hosts->Find(src);
     if (!s)
     {
         return p;
@@ -70,7 +77,7 @@ RdmaPathModel::GetPath(uint32_t src, uint32_t dst, uint16_t sport)
     RdmaMeta probe;
     probe.srcIp = s->GetIpv4().Get();
     probe.dstIp = RdmaAddressing::HostIndexToIp(dst);
-    Ptr<RdmaHostStack> d = RdmaHostStack::FindHost(dst);
+    Ptr<RdmaHostStack> d = hosts->Find(dst);
     if (d)
     {
         probe.dstIp = d->GetIpv4().Get();
@@ -158,6 +165,10 @@ RdmaFctWriter::Install(NodeContainer hosts)
         NS_ABORT_MSG_IF(!s, "RdmaFctWriter: node " << (*it)->GetId() << " has no RdmaHostStack");
         s->TraceConnectWithoutContext("RxMessageComplete",
                                       MakeCallback(&RdmaFctWriter::Record, this));
+        if (!m_hosts)
+        {
+            m_hosts = s->GetDirectory();
+        }
     }
 }
 
@@ -174,9 +185,9 @@ RdmaFctWriter::Record(const RdmaMessageInfo& info)
     auto it = m_pathCache.find(key);
     if (it == m_pathCache.end())
     {
-        it = m_pathCache.emplace(key, RdmaPathModel::GetPath(from, to, info.sport)).first;
+        it = m_pathCache.emplace(key, RdmaPathModel::GetPath(m_hosts, from, to, info.sport)).first;
     }
-    Ptr<RdmaHostStack> s = RdmaHostStack::FindHost(info.srcHost);
+    Ptr<RdmaHostStack> s = m_hosts ? m_hosts->Find(info.srcHost) : nullptr;
     uint32_t mtu = s ? s->GetMtu() : 1000;
     r.idealNs = RdmaPathModel::IdealFctNs(info.bytes, mtu, it->second);
     m_records.push_back(r);

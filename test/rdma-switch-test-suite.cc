@@ -227,13 +227,13 @@ class ValidationTestCase : public TestCase
   private:
     void DoRun() override
     {
-        std::string e = RdmaSwitch::CheckEcn(200000, 100000, 0.1);
+        std::string e = RdmaEcnMarker::CheckThresholds(200000, 100000, 0.1);
         NS_TEST_ASSERT_MSG_NE(e.find("Kmin"), std::string::npos, "Kmin > Kmax rejected: " << e);
-        e = RdmaSwitch::CheckEcn(100000, 200000, 1.5);
+        e = RdmaEcnMarker::CheckThresholds(100000, 200000, 1.5);
         NS_TEST_ASSERT_MSG_NE(e.find("Pmax"), std::string::npos, "Pmax > 1 rejected: " << e);
-        e = RdmaSwitch::CheckEcn(100000, 200000, -0.1);
+        e = RdmaEcnMarker::CheckThresholds(100000, 200000, -0.1);
         NS_TEST_ASSERT_MSG_NE(e.find("Pmax"), std::string::npos, "Pmax < 0 rejected");
-        NS_TEST_ASSERT_MSG_EQ(RdmaSwitch::CheckEcn(100000, 100000, 1.0), "", "valid ECN");
+        NS_TEST_ASSERT_MSG_EQ(RdmaEcnMarker::CheckThresholds(100000, 100000, 1.0), "", "valid ECN");
 
         e = SwitchMmu::CheckHeadroom("switch 7", 3, 1000, 39720);
         NS_TEST_ASSERT_MSG_NE(e.find("switch 7 port 3"), std::string::npos, "names port: " << e);
@@ -290,9 +290,9 @@ class EcnEcmpTestCase : public TestCase
     void DoRun() override
     {
         RdmaEcnConfig c{100000, 400000, 0.2};
-        NS_TEST_ASSERT_MSG_EQ(RdmaSwitch::MarkProbability(100000, c), 0.0, "at Kmin");
-        NS_TEST_ASSERT_MSG_EQ_TOL(RdmaSwitch::MarkProbability(250000, c), 0.1, 1e-12, "midpoint");
-        NS_TEST_ASSERT_MSG_EQ(RdmaSwitch::MarkProbability(400001, c), 1.0, "above Kmax");
+        NS_TEST_ASSERT_MSG_EQ(RdmaEcnRed::MarkProbability(100000, c), 0.0, "at Kmin");
+        NS_TEST_ASSERT_MSG_EQ_TOL(RdmaEcnRed::MarkProbability(250000, c), 0.1, 1e-12, "midpoint");
+        NS_TEST_ASSERT_MSG_EQ(RdmaEcnRed::MarkProbability(400001, c), 1.0, "above Kmax");
 
         RdmaTopologyHelper topo;
         RdmaTopology t = topo.Star(2, DataRate("100Gbps"), MicroSeconds(1));

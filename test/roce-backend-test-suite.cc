@@ -10,6 +10,7 @@
  * plus the fabric's shape (nodes, ports, system ids) and the config file.
  */
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/astra-fabric-helper.h"
 #include "ns3/astra-paths.h"
 #include "ns3/astra-sim-application.h"
@@ -24,6 +25,7 @@
 #include "ns3/rdma-node-info.h"
 #include "ns3/rdma-switch.h"
 #include "ns3/roce-backend.h"
+#include "ns3/roce-config-reader.h"
 #include "ns3/roce-header.h"
 #include "ns3/simulator.h"
 #include "ns3/switch-mmu.h"
@@ -901,18 +903,26 @@ class HpccConfigTestCase : public TestCase
                  "KMIN_MAP 2 100000000000 400 400000000000 1600\n"
                  "PMAX_MAP 2 100000000000 0.2 400000000000 0.5\n";
         }
-        std::vector<std::string> ignored;
-        uint32_t n = RoceBackend::ApplyHpccConfig(cfg, &ignored);
-        // QCN 1, payload 1, CC 1, alpha 1, RATE_AI 2, buffer 1, ACK 2, 3 maps
-        NS_TEST_ASSERT_MSG_EQ(n, 12, "settings applied");
-        NS_TEST_ASSERT_MSG_EQ(ignored.size(),
-                              3,
-                              "USE_DYNAMIC_PFC_THRESHOLD, TOPOLOGY_FILE, HAS_WIN");
+        Warnings::SetStream(nullptr);
+        Warnings::Reset();
+        RoceConfig c = RoceConfigReader::Apply(cfg);
+        // QCN 1, payload 1, CC 1, alpha 1, RATE_AI 2, buffer 1, ACK 2, the per-rate map 1
+        NS_TEST_ASSERT_MSG_EQ(c.applied, 10, "settings applied");
+        NS_TEST_ASSERT_MSG_EQ(c.hpccFormat, true, "detected as config.txt");
+        NS_TEST_ASSERT_MSG_EQ(c.unmodelled.size(), 2, "TOPOLOGY_FILE, HAS_WIN 1");
+        NS_TEST_ASSERT_MSG_EQ(c.unmodelled[0], "TOPOLOGY_FILE", "given by the network file");
+        NS_TEST_ASSERT_MSG_EQ(c.unmodelled[1], "HAS_WIN 1", "a per-pair BDP window");
+        NS_TEST_ASSERT_MSG_EQ(Warnings::GetCount("hpcc-config-unmodelled " + cfg),
+                              1,
+                              "one warning names them");
+        NS_TEST_ASSERT_MSG_EQ(c.ecnRates.GetEntries().size(), 2, "two line rates");
+        NS_TEST_ASSERT_MSG_EQ(c.ecnRates.GetEntries().at(100000000000ull).kminBytes,
+                              400000,
+                              "KMIN in KB");
         std::vector<DimensionSpec> dims{{DimType::SWITCH, 4, 50.0, 500.0}};
         auto topo = std::make_shared<Topology>(Topology::FromDimensions(dims));
         AstraFabricHelper fabric;
         NodeContainer npus = fabric.Install(topo);
-        RoceBackend::GetEcnRateMap().clear(); // applied by Install; do not leak to other tests
         NS_TEST_ASSERT_MSG_EQ(npus.Get(0)->GetObject<RdmaHostStack>()->GetMtu(), 2000, "payload");
         Ptr<RdmaSwitch> sw = fabric.GetSwitches().Get(0)->GetObject<RdmaSwitch>();
         UintegerValue buf;
@@ -926,6 +936,8 @@ class HpccConfigTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ_TOL(e.pmax, 0.5, 1e-9, "Pmax of the 400G entry");
         Simulator::Destroy();
         Config::Reset();
+        Warnings::Reset();
+        Warnings::SetStream(&std::cerr);
     }
 };
 
