@@ -339,6 +339,34 @@ void
 AstraFabricHelper::ConfigureFromFabric()
 {
     NodeContainer hosts(m_npus, m_memory);
+    // every port carries the hosts' largest frame (e.g. SimAI's 9000 B payloads need an IP
+    // MTU above the devices' default 9000)
+    uint32_t needIp = 0;
+    for (uint32_t i = 0; i < hosts.GetN(); ++i)
+    {
+        if (Ptr<RdmaHostStack> hs = hosts.Get(i)->GetObject<RdmaHostStack>())
+        {
+            needIp =
+                std::max(needIp,
+                         RdmaHostStack::DataWireBytes(hs->GetMtu(), true) - kEthernetWireOverhead -
+                             RoceHeader::kEthBytes - RoceHeader::kFcsBytes);
+        }
+    }
+    if (needIp > 0xFFFF)
+    {
+        throw InputError("RdmaHostStack::Mtu makes " + std::to_string(needIp) +
+                         " B IP packets, above the 65535 B an IPv4 packet can hold");
+    }
+    for (const auto& devs : m_linkDevs)
+    {
+        for (const Ptr<RdmaNetDevice>& d : {devs.first, devs.second})
+        {
+            if (d->GetMtu() < needIp)
+            {
+                d->SetMtu(uint16_t(needIp));
+            }
+        }
+    }
     // base RTT where none is given (HPCC, DCTCP and Swift use it)
     Time baseRtt(0);
     for (uint32_t i = 0; i < hosts.GetN(); ++i)

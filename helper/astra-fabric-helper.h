@@ -43,7 +43,9 @@ namespace astra
  *   cross dimensions are routed through NPUs' NICs;
  * - ECMP shortest-path routes (RdmaRoutingHelper) on every node;
  * - what the built fabric determines (SetAutoConfigure, on by default):
- *   SwitchMmu::MtuFrameBytes follows the hosts' Mtu (PFC headroom sizing);
+ *   SwitchMmu::MtuFrameBytes follows the hosts' Mtu (PFC headroom sizing),
+ *   and a device whose IP Mtu cannot carry the hosts' largest data frame
+ *   (SimAI's 9000 B payloads) gets a larger one;
  *   a host stack whose RdmaHostStack::BaseRtt is 0 gets the fabric's base
  *   RTT (ComputeBaseRtt); when a host's congestion control needs in-band
  *   telemetry (HPCC, RdmaCongestionOps::NeedsInt) every switch and forwarder

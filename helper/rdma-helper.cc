@@ -52,8 +52,11 @@ RdmaHelper::SetMmuAttribute(std::string n, const AttributeValue& v)
 {
     // validate the name now rather than at Install
     TypeId::AttributeInformation info;
-    NS_ABORT_MSG_IF(!TypeId::LookupByName("ns3::SwitchMmu").LookupAttributeByName(n, &info),
-                    "RdmaHelper::SetMmuAttribute: ns3::SwitchMmu has no attribute " << n);
+    if (!TypeId::LookupByName("ns3::SwitchMmu").LookupAttributeByName(n, &info))
+    {
+        throw astra::InputError("RdmaHelper::SetMmuAttribute: ns3::SwitchMmu has no attribute '" +
+                                n + "'");
+    }
     m_mmuAttributes.emplace_back(n, v.Copy());
 }
 

@@ -1,6 +1,7 @@
 #include "rdma-trace-writers.h"
 
 #include "ns3/abort.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/rdma-channel.h"
@@ -50,7 +51,10 @@ OpenOrDie(std::ofstream& out, const std::string& name, const char* header)
         return;
     }
     out.open(name, std::ios::out | std::ios::trunc);
-    NS_ABORT_MSG_IF(!out, "cannot open output file " << name);
+    if (!out)
+    {
+        throw astra::InputError("cannot open output file '" + name + "'");
+    }
     out << header << '\n';
 }
 } // namespace
@@ -329,8 +333,12 @@ RdmaQueueSampler::RdmaQueueSampler(const std::string& fileName, Time interval, u
     : m_interval(interval),
       m_maxBytes(maxBytes)
 {
-    NS_ABORT_MSG_IF(!interval.IsStrictlyPositive(),
-                    "RdmaQueueSampler: interval must be > 0, got " << interval);
+    if (!interval.IsStrictlyPositive())
+    {
+        std::ostringstream os;
+        os << "RdmaQueueSampler: the sampling interval must be > 0, got " << interval.As(Time::NS);
+        throw astra::InputError(os.str());
+    }
     OpenOrDie(m_out, fileName, "# time_ns node port priority bytes");
 }
 

@@ -3,6 +3,7 @@
 #include "roce-config-reader.h"
 
 #include "ns3/abort.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/rdma-host-stack.h"
@@ -105,18 +106,31 @@ RoceBackend::DoDispose()
 void
 RoceBackend::ParsePriorityMap()
 {
+    // "P[,P...]": one priority 0..7 per traffic class in TrafficClass order, the last repeats
     std::stringstream ss(m_priorityMapStr);
     std::string item;
     size_t i = 0;
     int last = 3;
-    while (std::getline(ss, item, ',') && i < m_prio.size())
+    while (std::getline(ss, item, ','))
     {
-        int p = std::stoi(item);
-        NS_ABORT_MSG_IF(p < 0 || p > 7,
-                        "RoceBackend: PriorityMap entry " << i << " = " << p
-                                                          << " is not a priority 0..7");
-        m_prio[i++] = uint8_t(p);
-        last = p;
+        const size_t a = item.find_first_not_of(" \t");
+        const size_t b = item.find_last_not_of(" \t");
+        const std::string v = a == std::string::npos ? "" : item.substr(a, b - a + 1);
+        if (v.size() != 1 || v[0] < '0' || v[0] > '7' || i >= m_prio.size())
+        {
+            throw InputError(
+                "RoceBackend::PriorityMap '" + m_priorityMapStr + "': " +
+                (i >= m_prio.size()
+                     ? std::string("more entries than the ") + std::to_string(m_prio.size()) +
+                           " traffic classes"
+                     : "entry " + std::to_string(i) + " '" + v + "' is not a priority 0..7"));
+        }
+        m_prio[i++] = uint8_t(v[0] - '0');
+        last = v[0] - '0';
+    }
+    if (i == 0)
+    {
+        throw InputError("RoceBackend::PriorityMap is empty (one priority 0..7 per traffic class)");
     }
     for (; i < m_prio.size(); ++i)
     {

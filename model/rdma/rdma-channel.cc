@@ -3,6 +3,7 @@
 #include "rdma-event-pool.h"
 
 #include "ns3/abort.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/event-impl.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -204,7 +205,12 @@ RdmaChannel::GetDelay() const
 void
 RdmaChannel::SetDelay(Time delay)
 {
-    NS_ABORT_MSG_IF(delay.IsNegative(), "RdmaChannel: negative Delay " << delay);
+    if (delay.IsNegative())
+    {
+        std::ostringstream os;
+        os << "RdmaChannel: Delay must be >= 0, got " << delay.As(Time::NS);
+        throw astra::InputError(os.str());
+    }
     m_delay = delay;
 }
 

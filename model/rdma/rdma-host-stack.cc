@@ -495,11 +495,20 @@ RdmaHostStack::Validate()
             checkCc(m_ccByPrio[p]);
         }
     }
+    const uint32_t frame = DataWireBytes(m_mtu, true) - kEthernetWireOverhead;
     for (const auto& p : m_ports)
     {
         if (p->lineRate == 0)
         {
             err << "port " << p->dev->GetIfIndex() << " has a zero data rate; ";
+        }
+        const uint32_t limit =
+            uint32_t(p->dev->GetMtu()) + RoceHeader::kEthBytes + RoceHeader::kFcsBytes;
+        if (frame > limit)
+        {
+            err << "Mtu " << m_mtu << " makes " << frame << " B frames, above the "
+                << p->dev->GetMtu() << " B IP MTU of port " << p->dev->GetIfIndex()
+                << " (raise ns3::RdmaNetDevice::Mtu); ";
         }
     }
     return err.str();
