@@ -668,6 +668,126 @@ class ReadTestCase : public TestCase
     }
 };
 
+/// Completions go to the consumer of each QP end (per QP, not per host).
+class QpConsumerTestCase : public TestCase
+{
+  public:
+    QpConsumerTestCase()
+        : TestCase("Transport: completions per QP consumer (TX, RX at the responder end, READ)")
+    {
+    }
+
+  private:
+    /// Records what it is told; may post once from a TX completion (re-entrant post).
+    struct Recorder : public RdmaQpConsumer
+    {
+        struct Call
+        {
+            char what;         //!< 't' TX, 'r' RX, 'R' READ
+            RdmaQueuePair* qp; //!< the QP end it came through
+            RdmaMessageInfo info;
+        };
+
+        std::vector<Call> calls;
+        Ptr<RdmaHostStack> repostOn; //!< post a follow-up WRITE on the first TX completion
+        Ptr<RdmaQueuePair> repostQp;
+
+        void TxComplete(RdmaQueuePair& qp, const RdmaMessageInfo& i) override
+        {
+            calls.push_back({'t', &qp, i});
+            if (repostOn)
+            {
+                repostOn->PostWrite(repostQp, 1500, i.tag + 1);
+                repostOn = nullptr;
+            }
+        }
+
+        void RxComplete(RdmaQueuePair& qp, const RdmaMessageInfo& i) override
+        {
+            calls.push_back({'r', &qp, i});
+        }
+
+        void ReadComplete(RdmaQueuePair& qp, const RdmaMessageInfo& i) override
+        {
+            calls.push_back({'R', &qp, i});
+        }
+
+        std::string Tags(char what) const
+        {
+            std::string s;
+            for (const auto& c : calls)
+            {
+                if (c.what == what)
+                {
+                    s += (s.empty() ? "" : ",") + std::to_string(c.info.tag);
+                }
+            }
+            return s;
+        }
+    };
+
+    void DoRun() override
+    {
+        TestNet net;
+        net.BuildStar(3, DataRate("25Gbps"), MicroSeconds(1));
+        Recorder a;
+        Recorder b;
+        Recorder c;
+        Ptr<RdmaQueuePair> qa = net.stacks[0]->GetOrCreateQp(1, 3, 50000, &a);
+        Ptr<RdmaQueuePair> qb = net.stacks[0]->GetOrCreateQp(1, 3, 50001, &b);
+        Ptr<RdmaQueuePair> qn = net.stacks[0]->GetOrCreateQp(2, 3, 50002); // no consumer
+        NS_TEST_ASSERT_MSG_EQ(qa->GetConsumer(), &a, "consumer set on the requester end");
+        Ptr<RdmaQueuePair> qaPeer = net.stacks[1]->GetQp(qa->GetPeerQpn());
+        NS_TEST_ASSERT_MSG_EQ(qaPeer->GetConsumer(), &a, "and on the responder end");
+        NS_TEST_ASSERT_MSG_EQ(qn->GetConsumer(), nullptr, "none asked for, none set");
+        // the same connection asked for again keeps its consumer
+        NS_TEST_ASSERT_MSG_EQ(net.stacks[0]->GetOrCreateQp(1, 3, 50000), qa, "existing QP");
+        // the responder end of qb reports to another consumer (a server's view)
+        Ptr<RdmaQueuePair> qbPeer = net.stacks[1]->GetQp(qb->GetPeerQpn());
+        qbPeer->SetConsumer(&c);
+        a.repostOn = net.stacks[0];
+        a.repostQp = qa;
+        net.stacks[0]->PostWrite(qa, 4000, 11);
+        net.stacks[0]->PostSend(qb, 3000, 22);
+        net.stacks[0]->PostWrite(qn, 2000, 33);
+        net.stacks[0]->PostRead(qa, 5000, 44);
+        Simulator::Run();
+        // a: WRITE 11 (TX at the requester, RX at the responder), the re-entrant WRITE 12,
+        // the READ 44 (one READ completion, no TX completion)
+        NS_TEST_ASSERT_MSG_EQ(a.Tags('t'), "11,12", "TX completions of a's QP");
+        NS_TEST_ASSERT_MSG_EQ(a.Tags('r'), "11,12", "RX completions of a's QP (responder end)");
+        NS_TEST_ASSERT_MSG_EQ(a.Tags('R'), "44", "READ completion at the requester");
+        NS_TEST_ASSERT_MSG_EQ(b.Tags('t'), "22", "b: its SEND acknowledged");
+        NS_TEST_ASSERT_MSG_EQ(b.Tags('r'), "", "b's responder end was handed to c");
+        NS_TEST_ASSERT_MSG_EQ(c.Tags('r'), "22", "c: the SEND arrived");
+        NS_TEST_ASSERT_MSG_EQ(c.Tags('t') + c.Tags('R'), "", "c sent nothing");
+        for (const auto& call : a.calls)
+        {
+            const bool requester = call.what != 'r';
+            NS_TEST_ASSERT_MSG_EQ(call.qp,
+                                  requester ? PeekPointer(qa) : PeekPointer(qaPeer),
+                                  "the QP end of the completion");
+            NS_TEST_ASSERT_MSG_EQ(call.info.srcQp, qa->GetQpn(), "the requester's QP number");
+            NS_TEST_ASSERT_MSG_GT(call.info.end, call.info.start, "completed after posted");
+            if (call.what == 'R')
+            {
+                NS_TEST_ASSERT_MSG_EQ((call.info.kind == RdmaMsgKind::READ), true, "READ kind");
+                NS_TEST_ASSERT_MSG_EQ(call.info.bytes, 5000u, "READ bytes");
+            }
+        }
+        // the trace sources still see every message of the host, consumer or not
+        NS_TEST_ASSERT_MSG_EQ(net.tx.size(), 5u, "TxMessageComplete: 11, 12, 22, 33, 44");
+        NS_TEST_ASSERT_MSG_EQ(net.rx.size(), 5u, "RxMessageComplete: 11, 12, 22, 33, 44");
+        // a consumer detached from a QP hears nothing more
+        qb->SetConsumer(nullptr);
+        net.stacks[0]->PostSend(qb, 100, 23);
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(b.Tags('t'), "22", "detached: no further completion");
+        NS_TEST_ASSERT_MSG_EQ(c.Tags('r'), "22,23", "the responder end still reports to c");
+        Simulator::Destroy();
+    }
+};
+
 /// Bad attribute values give clear errors.
 class ValidationTestCase : public TestCase
 {
@@ -723,6 +843,7 @@ class RdmaTransportTestSuite : public TestSuite
         : TestSuite("astra-sim-rdma-transport", UNIT)
     {
         AddTestCase(new ValidationTestCase, TestCase::QUICK);
+        AddTestCase(new QpConsumerTestCase, TestCase::QUICK);
         AddTestCase(new SegmentationTestCase, TestCase::QUICK);
         AddTestCase(new ReadTestCase, TestCase::QUICK);
         AddTestCase(new FctClosedFormTestCase, TestCase::QUICK);

@@ -169,8 +169,19 @@ operator<<(std::ostream& os, const RdmaEcnRateMap& m)
     bool first = true;
     for (const auto& kv : m.GetEntries())
     {
+        // the shortest decimal form that reads back to the same Pmax
+        std::ostringstream p;
+        for (int digits = 6; digits <= 17; ++digits)
+        {
+            p.str("");
+            p << std::setprecision(digits) << kv.second.pmax;
+            if (std::strtod(p.str().c_str(), nullptr) == kv.second.pmax)
+            {
+                break;
+            }
+        }
         os << (first ? "" : ",") << kv.first << ':' << kv.second.kminBytes << ':'
-           << kv.second.kmaxBytes << ':' << std::setprecision(17) << kv.second.pmax;
+           << kv.second.kmaxBytes << ':' << p.str();
         first = false;
     }
     return os;
