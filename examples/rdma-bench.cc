@@ -307,6 +307,11 @@ Main(int argc, char* argv[])
     std::string item;
     while (std::getline(ss, item, ','))
     {
+        if (item.empty() || item.size() > 6 ||
+            item.find_first_not_of("0123456789") != std::string::npos || std::stoul(item) == 0)
+        {
+            throw astra::InputError("--rates: '" + item + "' is not a rate in Gbps (> 0)");
+        }
         uint32_t g = uint32_t(std::stoul(item));
         BenchResult r = RunOnce(g, Time(simTime), leaves, hostsPerLeaf, spines);
         struct rusage ru;
