@@ -765,6 +765,12 @@ class EcnSwitchMarkerTestCase : public TestCase
         });
         NS_TEST_ASSERT_MSG_EQ(m->GetThresholds(1).kmaxBytes, 777u, "helper's K");
         NS_TEST_ASSERT_MSG_EQ(m->IsAtDequeue(), true, "helper's AtDequeue");
+        // the switch's aliases apply to a configured marker too
+        m = Build([](RdmaHelper& h) {
+            h.SetEcnMarker("ns3::RdmaEcnRed", "Kmin", UintegerValue(1000));
+            h.SetSwitchAttribute("Kmin", UintegerValue(3000));
+        });
+        NS_TEST_ASSERT_MSG_EQ(m->GetThresholds(0).kminBytes, 3000u, "alias over the helper's");
         // errors name what is wrong
         std::string e = Error([](RdmaHelper& h) {
             h.SetSwitchAttribute("EcnMarker", TypeIdValue(RdmaEcnStep::GetTypeId()));

@@ -176,37 +176,6 @@ RdmaSwitch::EnsureMarker()
     }
     ObjectFactory f;
     f.SetTypeId(m_markerType);
-
-    // the switch-level aliases, where set, override the marker's own attributes
-    const struct
-    {
-        const char* name;
-        bool set;
-        Ptr<AttributeValue> value;
-    } aliases[] = {
-        {"Kmin", m_kmin != kUnsetBytes, Create<UintegerValue>(m_kmin)},
-        {"Kmax", m_kmax != kUnsetBytes, Create<UintegerValue>(m_kmax)},
-        {"Pmax", m_pmax != -1.0, Create<DoubleValue>(m_pmax)},
-        {"AtDequeue", m_ecnAtDequeue, Create<BooleanValue>(true)},
-    };
-
-    for (const auto& a : aliases)
-    {
-        if (!a.set)
-        {
-            continue;
-        }
-        TypeId::AttributeInformation info;
-        if (!m_markerType.LookupAttributeByName(a.name, &info))
-        {
-            throw astra::InputError(
-                GetName() + ": RdmaSwitch::" +
-                (std::string(a.name) == "AtDequeue" ? "EcnAtDequeue" : std::string(a.name)) +
-                " is set but the EcnMarker " + m_markerType.GetName() + " has no attribute " +
-                a.name);
-        }
-        f.Set(a.name, *a.value);
-    }
     SetEcnMarker(f.Create<RdmaEcnMarker>());
 }
 
@@ -216,11 +185,41 @@ RdmaSwitch::SetEcnMarker(Ptr<RdmaEcnMarker> marker)
     NS_ABORT_MSG_IF(!marker, GetName() << ": null ECN marker");
     NS_ABORT_MSG_IF(marker->GetNPorts() != 0,
                     GetName() << ": the ECN marker already has ports (one marker per switch)");
+
+    // the switch-level aliases, where set, override the marker's own attributes
+    const struct
+    {
+        const char* name;
+        const char* alias;
+        bool set;
+        Ptr<AttributeValue> value;
+    } aliases[] = {
+        {"Kmin", "Kmin", m_kmin != kUnsetBytes, Create<UintegerValue>(m_kmin)},
+        {"Kmax", "Kmax", m_kmax != kUnsetBytes, Create<UintegerValue>(m_kmax)},
+        {"Pmax", "Pmax", m_pmax != -1.0, Create<DoubleValue>(m_pmax)},
+        {"AtDequeue", "EcnAtDequeue", m_ecnAtDequeue, Create<BooleanValue>(true)},
+    };
+
+    const TypeId tid = marker->GetInstanceTypeId();
+    for (const auto& a : aliases)
+    {
+        TypeId::AttributeInformation info;
+        if (!a.set)
+        {
+            continue;
+        }
+        if (!tid.LookupAttributeByName(a.name, &info) ||
+            !marker->SetAttributeFailSafe(a.name, *a.value))
+        {
+            throw astra::InputError(GetName() + ": RdmaSwitch::" + a.alias +
+                                    " is set but the EcnMarker " + tid.GetName() +
+                                    " has no attribute " + a.name);
+        }
+    }
     const std::string e = marker->Validate();
     if (!e.empty())
     {
-        throw astra::InputError(GetName() + ": " + marker->GetInstanceTypeId().GetName() + ": " +
-                                e);
+        throw astra::InputError(GetName() + ": " + tid.GetName() + ": " + e);
     }
     m_marker = marker;
     for (const Ptr<RdmaNetDevice>& dev : m_ports)

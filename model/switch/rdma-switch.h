@@ -70,6 +70,9 @@ class RdmaSwitch : public Object, public RdmaFrameReceiver
     /**
      * Use this marker (instead of one created from the EcnMarker attribute);
      * call before the first AddPort. Each switch needs its own marker object.
+     * The switch's Kmin / Kmax / Pmax / EcnAtDequeue, where set, are applied
+     * to it (astra::InputError if it has no such attribute or its values are
+     * invalid); its attributes are read when each port is added.
      * \param marker the marker
      */
     void SetEcnMarker(Ptr<RdmaEcnMarker> marker);
