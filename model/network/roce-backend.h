@@ -17,7 +17,6 @@
 #include "ns3/traced-callback.h"
 
 #include <array>
-#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -135,7 +134,7 @@ class RoceBackend : public NetworkBackend, private RdmaQpConsumer
     /**
      * Apply a RoCE configuration file (JSON/YAML attribute mapping or HPCC /
      * SimAI config.txt) to the attribute defaults: forwards to
-     * RoceConfigReader::Apply (helper/roce-config-reader.h), which documents
+     * RoceConfigReader::Apply (roce-config-reader.h), which documents
      * the formats and errors. Call before the fabric is built.
      * \param path file name
      * \return number of settings applied
