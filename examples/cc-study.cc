@@ -20,6 +20,7 @@
  *   ./cc-study --ns3::RdmaCcHpcc::Eta=0.9                # any attribute
  */
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/cc-study-helper.h"
 #include "ns3/command-line.h"
 #include "ns3/core-module.h"
@@ -82,10 +83,8 @@ SplitU64(const std::string& s, const std::string& option)
     return out;
 }
 
-} // namespace
-
 int
-main(int argc, char* argv[])
+Main(int argc, char* argv[])
 {
     CcStudy::SetDefaults();
     std::string ccs = "dcqcn,hpcc,timely,dctcp,swift,none";
@@ -219,4 +218,12 @@ main(int argc, char* argv[])
         }
     }
     return 0;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    return astra::RunMain(&Main, argc, argv);
 }

@@ -14,6 +14,7 @@
  * range and, for comparison, the max-min fair rates the flows' ECMP paths allow.
  */
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/config.h"
@@ -251,10 +252,9 @@ RunOnce(uint32_t gbps, Time simTime, uint32_t leaves, uint32_t hostsPerLeaf, uin
     Simulator::Destroy();
     return r;
 }
-} // namespace
 
 int
-main(int argc, char* argv[])
+Main(int argc, char* argv[])
 {
     std::string rates = "100,400";
     std::string simTime = "2ms";
@@ -289,10 +289,15 @@ main(int argc, char* argv[])
                                                    {"dctcp", RdmaCcDctcp::GetTypeId()},
                                                    {"swift", RdmaCcSwift::GetTypeId()}};
     const auto ccIt = ccTypes.find(cc);
-    NS_ABORT_MSG_IF(ccIt == ccTypes.end(),
-                    "--cc must be none, dcqcn, hpcc, timely, dctcp or swift, got " << cc);
-    NS_ABORT_MSG_IF(intMode != "auto" && intMode != "on" && intMode != "off",
-                    "--int must be auto, on or off, got " << intMode);
+    if (ccIt == ccTypes.end())
+    {
+        throw astra::InputError("--cc must be none, dcqcn, hpcc, timely, dctcp or swift, got '" +
+                                cc + "'");
+    }
+    if (intMode != "auto" && intMode != "on" && intMode != "off")
+    {
+        throw astra::InputError("--int must be auto, on or off, got '" + intMode + "'");
+    }
     const bool intOn = intMode == "on" || (intMode == "auto" && cc == "hpcc");
     Config::SetDefault("ns3::RdmaHostStack::CongestionControl", TypeIdValue(ccIt->second));
     Config::SetDefault("ns3::RdmaSwitch::IntEnabled", BooleanValue(intOn));
@@ -302,6 +307,11 @@ main(int argc, char* argv[])
     std::string item;
     while (std::getline(ss, item, ','))
     {
+        if (item.empty() || item.size() > 6 ||
+            item.find_first_not_of("0123456789") != std::string::npos || std::stoul(item) == 0)
+        {
+            throw astra::InputError("--rates: '" + item + "' is not a rate in Gbps (> 0)");
+        }
         uint32_t g = uint32_t(std::stoul(item));
         BenchResult r = RunOnce(g, Time(simTime), leaves, hostsPerLeaf, spines);
         struct rusage ru;
@@ -327,4 +337,12 @@ main(int argc, char* argv[])
                   << "  peak RSS            : " << ru.ru_maxrss / 1024 << " MB" << std::endl;
     }
     return 0;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    return astra::RunMain(&Main, argc, argv);
 }

@@ -9,6 +9,7 @@
  *   ./rdma-incast --ns3::RdmaCcDcqcn::RateAi=5Mbps         # any attribute
  */
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/config.h"
@@ -26,8 +27,11 @@
 
 using namespace ns3;
 
+namespace
+{
+
 int
-main(int argc, char* argv[])
+Main(int argc, char* argv[])
 {
     uint32_t senders = 16;
     uint64_t size = 1000000;
@@ -71,10 +75,13 @@ main(int argc, char* argv[])
     }
     else
     {
-        NS_FATAL_ERROR("--cc must be dcqcn or none, got " << cc);
+        throw astra::InputError("--cc must be dcqcn or none, got '" + cc + "'");
     }
-    std::string ecnErr = RdmaSwitch::CheckEcn(kmin, kmax, pmax);
-    NS_ABORT_MSG_IF(!ecnErr.empty(), ecnErr);
+    std::string ecnErr = RdmaEcnMarker::CheckThresholds(kmin, kmax, pmax);
+    if (!ecnErr.empty())
+    {
+        throw astra::InputError("--kmin/--kmax/--pmax: " + ecnErr);
+    }
 
     RdmaTopologyHelper th;
     RdmaHelper& rdma = th.GetRdmaHelper();
@@ -95,7 +102,7 @@ main(int argc, char* argv[])
     {
         RdmaLeafSpineParams p;
         p.hostsPerLeaf = 8;
-        p.nLeaves = (senders + 1 + 7) / 8;
+        p.nLeaves = std::max<uint32_t>(2, (senders + 1 + 7) / 8); // a leaf-spine has >= 2 leaves
         p.nSpines = std::max<uint32_t>(2, p.nLeaves);
         p.hostRate = DataRate(rate);
         p.hostDelay = Time(delay);
@@ -104,7 +111,7 @@ main(int argc, char* argv[])
     }
     else
     {
-        NS_FATAL_ERROR("--topo must be star or leafspine, got " << topo);
+        throw astra::InputError("--topo must be star or leafspine, got '" + topo + "'");
     }
 
     RdmaFctWriter fct(out + "-fct.txt");
@@ -142,4 +149,12 @@ main(int argc, char* argv[])
               << "\n";
     Simulator::Destroy();
     return delivered == uint64_t(senders) * size ? 0 : 1;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    return astra::RunMain(&Main, argc, argv);
 }

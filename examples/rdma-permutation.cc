@@ -7,6 +7,7 @@
  *   ./rdma-permutation --cc=none --rate=400Gbps --messages=4
  */
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/config.h"
@@ -26,8 +27,11 @@
 
 using namespace ns3;
 
+namespace
+{
+
 int
-main(int argc, char* argv[])
+Main(int argc, char* argv[])
 {
     uint32_t leaves = 4;
     uint32_t hostsPerLeaf = 8;
@@ -57,7 +61,10 @@ main(int argc, char* argv[])
     cmd.AddValue("stop", "simulated time limit (ms)", stopMs);
     cmd.Parse(argc, argv);
 
-    NS_ABORT_MSG_IF(cc != "dcqcn" && cc != "none", "--cc must be dcqcn or none, got " << cc);
+    if (cc != "dcqcn" && cc != "none")
+    {
+        throw astra::InputError("--cc must be dcqcn or none, got '" + cc + "'");
+    }
     Config::SetDefault(
         "ns3::RdmaHostStack::CongestionControl",
         TypeIdValue(cc == "dcqcn" ? RdmaCcDcqcn::GetTypeId() : RdmaCcNone::GetTypeId()));
@@ -75,7 +82,10 @@ main(int argc, char* argv[])
     th.GetRdmaHelper().AssignStreams(t.AllNodes(), seed);
 
     const uint32_t n = t.hosts.GetN();
-    NS_ABORT_MSG_IF(n < 2, "need at least 2 hosts");
+    if (n < 2)
+    {
+        throw astra::InputError("need at least 2 hosts");
+    }
     // seeded derangement: shuffle until no fixed point
     std::vector<uint32_t> perm(n);
     std::iota(perm.begin(), perm.end(), 0);
@@ -119,4 +129,12 @@ main(int argc, char* argv[])
     sum.Print(std::cout);
     Simulator::Destroy();
     return sum.messages == uint64_t(n) * messages ? 0 : 1;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    return astra::RunMain(&Main, argc, argv);
 }

@@ -31,6 +31,7 @@
  *   ./roce-bench --cases=2d --npus=256 --size=67108864 --ack-interval=0
  */
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/astra-fabric-helper.h"
 #include "ns3/astra-sim-helper.h"
 #include "ns3/config.h"
@@ -319,10 +320,8 @@ Print(const BenchCase& c, const std::string& backend, const BenchResult& r)
               << (r.ok ? "" : "  FAILED: " + r.error) << std::endl;
 }
 
-} // namespace
-
 int
-main(int argc, char* argv[])
+Main(int argc, char* argv[])
 {
     std::string cases = "ring,2d,anchor";
     std::string npuList = "64,256";
@@ -381,6 +380,11 @@ main(int argc, char* argv[])
         {
             for (const auto& ns : Split(npuList))
             {
+                if (ns.empty() || ns.size() > 6 ||
+                    ns.find_first_not_of("0123456789") != std::string::npos)
+                {
+                    throw astra::InputError("--npus: '" + ns + "' is not an NPU count");
+                }
                 const uint32_t n = uint32_t(std::stoul(ns));
                 BenchCase c;
                 c.bytes = size;
@@ -413,6 +417,11 @@ main(int argc, char* argv[])
             for (const auto& s : Split(anchorSizes))
             {
                 BenchCase c;
+                if (s.empty() || s.size() > 19 ||
+                    s.find_first_not_of("0123456789") != std::string::npos)
+                {
+                    throw astra::InputError("--anchor-sizes: '" + s + "' is not a byte count");
+                }
                 c.bytes = std::stoull(s);
                 c.mtu = 1000;
                 // 8 leaves x 16 hosts at 200 Gbps, 5 us; 8 spines, 200 Gbps, 12.5 us
@@ -483,4 +492,12 @@ main(int argc, char* argv[])
         }
     }
     return rc;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    return astra::RunMain(&Main, argc, argv);
 }
