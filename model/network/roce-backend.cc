@@ -276,12 +276,8 @@ RoceBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback 
     Start(slot);
 }
 
-Time
-RoceBackend::SendTo(const NetMessage& msg,
-                    MessageSink* sink,
-                    uint64_t cookie,
-                    bool notifySent,
-                    MessageTimeHint*)
+void
+RoceBackend::SendTo(const NetMessage& msg, MessageSink* sink, uint64_t cookie, bool notifySent)
 {
     const uint32_t slot = NewSlot(msg);
     Slot& s = m_slots[slot];
@@ -289,7 +285,6 @@ RoceBackend::SendTo(const NetMessage& msg,
     s.cookie = cookie;
     s.notifySent = notifySent;
     Start(slot);
-    return Time(-1);
 }
 
 void

@@ -80,14 +80,10 @@ class RoceBackend : public NetworkBackend, private RdmaQpConsumer
     void Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered) override;
     /**
      * As NetworkBackend::SendTo: the slot keeps the sink and cookie (no
-     * callback objects). Message times are not fixed: returns a negative Time.
+     * callback objects).
      * \copydoc NetworkBackend::SendTo
      */
-    Time SendTo(const NetMessage& msg,
-                MessageSink* sink,
-                uint64_t cookie,
-                bool notifySent,
-                MessageTimeHint* hint = nullptr) override;
+    void SendTo(const NetMessage& msg, MessageSink* sink, uint64_t cookie, bool notifySent) override;
     uint32_t GetNpuCount() const override;
     std::string GetName() const override;
     uint64_t GetPendingMessages() const override;
