@@ -198,12 +198,12 @@ class ReferenceConfigTestCase : public GuardedCase
         NS_TEST_EXPECT_MSG_EQ(r4.Has("roofline-enabled"), true, "key recorded");
         NS_TEST_EXPECT_MSG_EQ(r4.Has("L"), false, "absent key");
         NS_TEST_ASSERT_MSG_EQ(r4.allReduceImpl.size(), 1, "one dimension");
-        NS_TEST_EXPECT_MSG_EQ((r4.allReduceImpl[0].kind == ConfigAlgoKind::RING), true, "ring");
+        NS_TEST_EXPECT_MSG_EQ((r4.allReduceImpl[0].kind == AlgoKind::RING), true, "ring");
 
         SystemConfig dgx = ParseSystemConfig(
             ref + "/astra-sim-tutorials/micro2024/astra-sim-demo/demo2/inputs/DGX_H100.json");
         NS_TEST_ASSERT_MSG_EQ(dgx.allGatherImpl.size(), 2, "two dimensions");
-        NS_TEST_EXPECT_MSG_EQ((dgx.allGatherImpl[1].kind == ConfigAlgoKind::HALVING_DOUBLING),
+        NS_TEST_EXPECT_MSG_EQ((dgx.allGatherImpl[1].kind == AlgoKind::HALVING_DOUBLING),
                               true,
                               "halvingDoubling");
 
@@ -221,7 +221,7 @@ class ReferenceConfigTestCase : public GuardedCase
         SystemConfig tpu = ParseSystemConfig(
             ref + "/astra-sim-tutorials/asplos2023/exercise_2/inputs/system/tpu.txt");
         NS_TEST_ASSERT_MSG_EQ(tpu.allReduceImpl.size(), 2, "ring_ring");
-        NS_TEST_EXPECT_MSG_EQ((tpu.allToAllImpl[1].kind == ConfigAlgoKind::DIRECT), true, "direct");
+        NS_TEST_EXPECT_MSG_EQ((tpu.allToAllImpl[1].kind == AlgoKind::DIRECT), true, "direct");
         NS_TEST_EXPECT_MSG_EQ(tpu.boostMode, 1, "boost-mode accepted");
         NS_TEST_EXPECT_MSG_EQ(tpu.preferredDatasetSplits, 4, "txt splits");
 
@@ -274,7 +274,7 @@ class ConfigErrorTestCase : public GuardedCase
              "unknown algorithm 'ringo'",
              "did you mean 'ring'"});
         Sys(R"({"all-gather-implementation": [1]})", {"list of strings"});
-        Sys(R"({"preferred-dataset-splits": 0})", {"key 'preferred-dataset-splits'", ">= 1"});
+        Sys(R"({"preferred-dataset-splits": 0})", {"key 'preferred-dataset-splits'", "from 1"});
         Sys(R"({"active-chunks-per-dimension": 1.5})", {"active-chunks-per-dimension", "integer"});
         Sys(R"({"endpoint-delay": "abc"})", {"key 'endpoint-delay'", "expected a number"});
         Sys(R"({"local-mem-bw": -5})", {"key 'local-mem-bw'", ">= 0"});
@@ -303,16 +303,8 @@ class ConfigErrorTestCase : public GuardedCase
                               1,
                               "single string");
 
-        // allowUnknownKeys keeps them
-        ConfigParseOptions lax;
-        lax.allowUnknownKeys = true;
-        SystemConfig c =
-            ParseSystemConfigText(R"({"frobnicate": [1,2], "peak-perf": 12.5})", "lax.json", lax);
-        NS_TEST_EXPECT_MSG_EQ(c.unknownKeys.count("frobnicate"), 1, "kept unknown key");
-        NS_TEST_EXPECT_MSG_EQ(c.peakPerf, 12.5, "known key still parsed");
-
-        // every key of the spec is accepted, with numbers given as strings too
-        c = ParseSystemConfigText(R"({
+        // every key of the spec is accepted
+        SystemConfig c = ParseSystemConfigText(R"({
             "scheduling-policy": "EXPLICIT", "collective-optimization": "baseline",
             "all-reduce-implementation": ["direct8", "oneRing", "doubleBinaryTree"],
             "all-gather-implementation": ["oneHalvingDoubling"],
@@ -321,33 +313,31 @@ class ConfigErrorTestCase : public GuardedCase
             "all-reduce-implementation-custom": ["x"], "all-gather-implementation-custom": ["a/b"],
             "reduce-scatter-implementation-custom": ["c"],
             "all-to-all-implementation-custom": ["d"],
-            "preferred-dataset-splits": "8", "active-chunks-per-dimension": 2,
+            "preferred-dataset-splits": 8, "active-chunks-per-dimension": 2,
             "endpoint-delay": 20.5, "local-reduction-delay": 2, "model-shared-bus": 1,
             "L": 1, "o": 2, "g": 3, "G": 0.5, "local-mem-bw": 50, "peak-perf": 100,
-            "roofline-enabled": true, "replay-only": 0, "trace-enabled": "1",
+            "roofline-enabled": true, "replay-only": 0, "trace-enabled": 1,
             "track-local-mem": false, "local-mem-trace-filename": "mem.csv", "boost-mode": 0,
             "intra-dimension-scheduling": "FIFO", "inter-dimension-scheduling": "baseline"})",
-                                  "all.json");
+                                               "all.json");
         NS_TEST_EXPECT_MSG_EQ(c.keys.size(), 29, "all keys recorded");
         NS_TEST_EXPECT_MSG_EQ(c.schedulingPolicy, "EXPLICIT", "EXPLICIT");
         NS_TEST_ASSERT_MSG_EQ(c.allReduceImpl.size(), 3, "three dims");
-        NS_TEST_EXPECT_MSG_EQ((c.allReduceImpl[0].kind == ConfigAlgoKind::DIRECT), true, "direct8");
+        NS_TEST_EXPECT_MSG_EQ((c.allReduceImpl[0].kind == AlgoKind::DIRECT), true, "direct8");
         NS_TEST_EXPECT_MSG_EQ(c.allReduceImpl[0].window, 8, "window 8");
         NS_TEST_EXPECT_MSG_EQ(c.allReduceImpl[1].flattened, true, "oneRing flattened");
-        NS_TEST_EXPECT_MSG_EQ((c.allReduceImpl[1].kind == ConfigAlgoKind::RING),
-                              true,
-                              "oneRing ring");
-        NS_TEST_EXPECT_MSG_EQ((c.allReduceImpl[2].kind == ConfigAlgoKind::DOUBLE_BINARY_TREE),
+        NS_TEST_EXPECT_MSG_EQ((c.allReduceImpl[1].kind == AlgoKind::RING), true, "oneRing ring");
+        NS_TEST_EXPECT_MSG_EQ((c.allReduceImpl[2].kind == AlgoKind::DOUBLE_BINARY_TREE),
                               true,
                               "dbt");
-        NS_TEST_EXPECT_MSG_EQ((c.allGatherImpl[0].kind == ConfigAlgoKind::HALVING_DOUBLING &&
-                               c.allGatherImpl[0].flattened),
-                              true,
-                              "oneHalvingDoubling");
-        NS_TEST_EXPECT_MSG_EQ(c.preferredDatasetSplits, 8, "numeric string");
+        NS_TEST_EXPECT_MSG_EQ(
+            (c.allGatherImpl[0].kind == AlgoKind::HALVING_DOUBLING && c.allGatherImpl[0].flattened),
+            true,
+            "oneHalvingDoubling");
+        NS_TEST_EXPECT_MSG_EQ(c.preferredDatasetSplits, 8, "splits");
         NS_TEST_EXPECT_MSG_EQ(c.modelSharedBus, true, "model-shared-bus");
         NS_TEST_EXPECT_MSG_EQ(c.G, 0.5, "G");
-        NS_TEST_EXPECT_MSG_EQ(c.traceEnabled, true, "\"1\" is true");
+        NS_TEST_EXPECT_MSG_EQ(c.traceEnabled, true, "1 is true");
         NS_TEST_EXPECT_MSG_EQ(c.localMemTraceFilename, "mem.csv", "filename");
 
         // remote memory
@@ -408,7 +398,7 @@ class ConfigErrorTestCase : public GuardedCase
         std::remove(f.c_str());
         f = WriteTemp(R"({"logical-dims": ["8", "x"]})");
         e = ErrorOf([&]() { ParseLogicalTopology(f); });
-        NS_TEST_EXPECT_MSG_EQ((Has(e, f) && Has(e, "logical-dims") && Has(e, "\"x\"")), true, e);
+        NS_TEST_EXPECT_MSG_EQ((Has(e, f) && Has(e, "logical-dims") && Has(e, "'x'")), true, e);
         std::remove(f.c_str());
         f = WriteTemp(R"({"logical_dims": ["8"]})");
         e = ErrorOf([&]() { ParseLogicalTopology(f); });
