@@ -123,23 +123,11 @@ PeakRssKiB()
 std::vector<std::shared_ptr<const WorkloadGraph>>
 AllReduceGraphs(uint32_t npus, uint64_t bytes)
 {
-    std::vector<std::shared_ptr<const WorkloadGraph>> gs;
-    for (uint32_t r = 0; r < npus; ++r)
-    {
-        auto g = std::make_shared<WorkloadGraph>();
-        g->rank = r;
-        g->file = "roce-bench." + std::to_string(r);
-        WorkloadNode c;
-        c.id = 1;
-        c.name = "all_reduce";
-        c.kind = NodeKind::COMM_COLL;
-        c.collType = CollType::ALL_REDUCE;
-        c.commSize = bytes;
-        g->nodes.push_back(c);
-        g->BuildIndex();
-        gs.push_back(g);
-    }
-    return gs;
+    CollectiveWorkload c;
+    c.type = CollType::ALL_REDUCE;
+    c.bytes = bytes;
+    c.name = "all_reduce";
+    return MakeCollectiveWorkload(npus, c);
 }
 
 uint32_t g_finished = 0;
