@@ -31,10 +31,11 @@ Normalize(const std::string& s)
     return out;
 }
 
-/// Levenshtein distance, case-insensitive.
+/// Edit distance: insertions, deletions, substitutions and swaps of two neighbours.
 size_t
 EditDistance(const std::string& a, const std::string& b)
 {
+    std::vector<size_t> before(b.size() + 1);
     std::vector<size_t> prev(b.size() + 1);
     std::vector<size_t> cur(b.size() + 1);
     for (size_t j = 0; j <= b.size(); ++j)
@@ -46,11 +47,15 @@ EditDistance(const std::string& a, const std::string& b)
         cur[0] = i;
         for (size_t j = 1; j <= b.size(); ++j)
         {
-            const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                              std::tolower(static_cast<unsigned char>(b[j - 1]));
-            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
+            cur[j] = std::min(
+                {prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+            {
+                cur[j] = std::min(cur[j], before[j - 2] + 1);
+            }
         }
-        std::swap(prev, cur);
+        before.swap(prev);
+        prev.swap(cur);
     }
     return prev[b.size()];
 }

@@ -62,8 +62,9 @@ nlohmann::json ReadJsonFile(const std::string& path, const std::string& what);
 
 /**
  * \ingroup astra-sim
- * Closest known word to a misspelled one: case, '-' / '_' and an edit
- * distance of up to a quarter of the word's length (at least 1) are forgiven.
+ * Closest known word to a misspelled one: a word that differs only in case
+ * or '-' / '_', else the nearest within an edit distance of a quarter of the
+ * word's length (at least 1); ties go to the earlier word of \p known.
  * \param word what the user wrote
  * \param known the accepted words
  * \return the suggestion, or "" if nothing is close

@@ -321,10 +321,10 @@ ShapeKeySpelling(const RawConfig& cfg, ShapeKey k)
 /**
  * Check every key: known to the style of the file (current or older), a
  * shape key, or a key of ASTRA-sim's older analytical network this module
- * does not model (warned about when set to a value with an effect).
+ * does not model.
  */
 void
-CheckKeys(const RawConfig& cfg, bool current, size_t dims)
+CheckKeys(const RawConfig& cfg, bool current)
 {
     const auto& mine = current ? kCurrentKeys : kOlderKeys;
     const auto& other = current ? kOlderKeys : kCurrentKeys;
@@ -357,6 +357,13 @@ CheckKeys(const RawConfig& cfg, bool current, size_t dims)
         }
         throw ConfigError(cfg.path + ": unknown key '" + key + "'" + DidYouMean(key, known));
     }
+}
+
+/// Check the keys of ASTRA-sim's older analytical network this module does not model, and warn
+/// about those set to a value with an effect there.
+void
+CheckNotModelled(const RawConfig& cfg, size_t dims)
+{
     for (const auto& n : kNotModelled)
     {
         if (!cfg.Has(n.name))
@@ -484,9 +491,10 @@ Topology::FromFile(const std::string& path)
     if (cfg.Has("topology"))
     {
         // current style
+        CheckKeys(cfg, true);
         const auto& names = cfg.List("topology", 0);
         const size_t n = names.size();
-        CheckKeys(cfg, true, n);
+        CheckNotModelled(cfg, n);
         const auto counts = cfg.Numbers("npus_count", n);
         const auto bws = cfg.Numbers("bandwidth", n);
         const auto lats = cfg.Numbers("latency", n);
@@ -512,6 +520,7 @@ Topology::FromFile(const std::string& path)
     else if (cfg.Has("topologies-per-dim") || cfg.Has("topology-name") || cfg.Has("units-count"))
     {
         // older style (YAML or JSON)
+        CheckKeys(cfg, false);
         if (cfg.Has("topology-name"))
         {
             const auto& tn = cfg.List("topology-name", 1);
@@ -522,7 +531,7 @@ Topology::FromFile(const std::string& path)
         }
         const auto& names = cfg.List("topologies-per-dim", 0);
         const size_t n = names.size();
-        CheckKeys(cfg, false, n);
+        CheckNotModelled(cfg, n);
         if (cfg.Has("dimensions-count"))
         {
             const double dc = cfg.Number("dimensions-count", cfg.List("dimensions-count", 1)[0]);
@@ -567,7 +576,7 @@ Topology::FromFile(const std::string& path)
     }
     else
     {
-        CheckKeys(cfg, true, 0);
+        CheckKeys(cfg, true);
         cfg.Fail("topology",
                  "missing (neither the current `topology` list nor the older "
                  "`topologies-per-dim` style found)");
