@@ -19,6 +19,7 @@
 
 #include "ns3/astra-command-line.h"
 #include "ns3/astra-config.h"
+#include "ns3/astra-input.h"
 #include "ns3/astra-paths.h"
 #include "ns3/astra-sim-helper.h"
 #include "ns3/config.h"
@@ -30,6 +31,7 @@
 #include "ns3/topology.h"
 #include "ns3/workload-loader.h"
 
+#include <algorithm>
 #include <cstring>
 #include <iomanip>
 #include <iostream>
@@ -153,6 +155,15 @@ Run(int argc, char* argv[])
                  "simulated ns without progress after which the run is reported hung",
                  hangNs);
     cmd.Parse(argc, argv);
+    if (queueSampleNs == 0)
+    {
+        throw InputError("--queue-sample-ns=0: the sampling interval must be > 0");
+    }
+    if (!(maxSimMs > 0) || maxSimMs > 1e9)
+    {
+        throw InputError("--max-sim-ms=" + std::to_string(maxSimMs) +
+                         ": expected a time limit from >0 to 1e9 ms");
+    }
 
     AstraSimScenario sc;
     SetAttributeFromOption(*sc.GetMonitor(),
@@ -242,6 +253,17 @@ Run(int argc, char* argv[])
         sc.SetWorkloads(graphs);
         sc.SetCommGroups(LoadCommGroups(commGroups, npus));
         sc.SetBackend("roce");
+        const std::vector<std::string> policies = {"none", "round-robin", "block", "dim0-line"};
+        if (std::find(policies.begin(), policies.end(), partition) == policies.end())
+        {
+            throw InputError("--partition=" + partition +
+                             ": expected none, round-robin, block or dim0-line" +
+                             DidYouMean(partition, policies));
+        }
+        if (systems == 0)
+        {
+            throw InputError("--systems=0: at least one system id");
+        }
         sc.GetFabric().SetPartition(partition, systems);
         sc.SetAppAttribute("DropDanglingCtrlDeps", BooleanValue(dropDangling));
         sc.SetAppAttribute("ReferenceHwLimits", BooleanValue(hwLimits));
