@@ -126,8 +126,8 @@ class AstraSimHelper
      * Run one complete simulation (creates nodes, runs and destroys the
      * Simulator) through AstraSimScenario: the run stops when the last NPU
      * finished or an AstraRunMonitor hang was detected. Input errors throw
-     * std::runtime_error; errors raised while running and unfinished NPUs are
-     * reported in the result.
+     * (InputError, or std::runtime_error for inconsistent workloads); errors
+     * raised while running and unfinished NPUs are reported in the result.
      * \param topo topology
      * \param params system parameters (params.compat selects compat timing everywhere)
      * \param graphs one per NPU

@@ -71,7 +71,8 @@ class AstraSimScenario
     /// \return the monitor (set its attributes before Run)
     Ptr<AstraRunMonitor> GetMonitor() const;
 
-    /// Create backend, nodes, context and applications. Throws std::runtime_error.
+    /// Create backend, nodes, context and applications. Throws InputError (e.g. an
+    /// unknown backend, a memory model too small for the NPUs) or std::runtime_error.
     void Build();
 
     /**
