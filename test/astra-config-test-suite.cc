@@ -807,9 +807,12 @@ class NotModelledKeyTestCase : public GuardedCase
                       [](const std::string& p) { ParseRemoteMemoryConfig(p); }),
             "",
             "accepted");
-        NS_TEST_EXPECT_MSG_EQ(Warnings::GetCount("remote-memory-key-unused"), 1, "no effect");
+        NS_TEST_EXPECT_MSG_EQ(Warnings::GetCount("remote-memory-key-unused:remote-mem-bw"),
+                              1,
+                              "no effect");
         NS_TEST_EXPECT_MSG_EQ(
-            Has(Warnings::GetFirstMessage("remote-memory-key-unused"), "'remote-mem-bw'"),
+            Has(Warnings::GetFirstMessage("remote-memory-key-unused:remote-mem-bw"),
+                "'remote-mem-bw'"),
             true,
             "names the key");
         Warnings::Reset();

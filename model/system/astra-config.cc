@@ -681,7 +681,7 @@ ParseRemoteMemoryConfig(const std::string& path)
     auto unused = [&](const char* key) {
         if (c.keys.count(key) != 0)
         {
-            ASTRA_WARN("remote-memory-key-unused",
+            ASTRA_WARN(std::string("remote-memory-key-unused:") + key,
                        path << ": key '" << key << "' = " << written[key]
                             << " has no effect with memory-type " << type);
         }
