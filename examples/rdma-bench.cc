@@ -15,6 +15,7 @@
  */
 
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-command-line.h"
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/config.h"
@@ -253,8 +254,9 @@ RunOnce(uint32_t gbps, Time simTime, uint32_t leaves, uint32_t hostsPerLeaf, uin
     return r;
 }
 
+/// The program (run by main through RunMain: bad input ends in a message and status 1).
 int
-Main(int argc, char* argv[])
+Run(int argc, char* argv[])
 {
     std::string rates = "100,400";
     std::string simTime = "2ms";
@@ -266,7 +268,7 @@ Main(int argc, char* argv[])
     uint32_t leaves = 8;
     uint32_t hostsPerLeaf = 16;
     uint32_t spines = 8;
-    CommandLine cmd(__FILE__);
+    astra::AstraCommandLine cmd(__FILE__);
     cmd.AddValue("rates", "comma-separated host link rates in Gbps", rates);
     cmd.AddValue("simTime", "simulated time per run", simTime);
     std::string intMode = "auto";
@@ -301,18 +303,24 @@ Main(int argc, char* argv[])
     const bool intOn = intMode == "on" || (intMode == "auto" && cc == "hpcc");
     Config::SetDefault("ns3::RdmaHostStack::CongestionControl", TypeIdValue(ccIt->second));
     Config::SetDefault("ns3::RdmaSwitch::IntEnabled", BooleanValue(intOn));
-    GlobalValue::Bind("SchedulerType", StringValue(scheduler));
-    Config::SetDefault("ns3::RdmaHostStack::AckInterval", UintegerValue(ackInterval));
+    if (!GlobalValue::BindFailSafe("SchedulerType", StringValue(scheduler)))
+    {
+        throw astra::InputError("--scheduler=" + scheduler + ": not a scheduler TypeId");
+    }
+    astra::SetDefaultFromOption("ns3::RdmaHostStack::AckInterval",
+                                UintegerValue(ackInterval),
+                                "--ackInterval=" + std::to_string(ackInterval));
     std::stringstream ss(rates);
     std::string item;
     while (std::getline(ss, item, ','))
     {
-        if (item.empty() || item.size() > 6 ||
-            item.find_first_not_of("0123456789") != std::string::npos || std::stoul(item) == 0)
+        const uint64_t rate = astra::ParseUnsignedList(item, "rates").front();
+        if (rate == 0 || rate > 1000000)
         {
-            throw astra::InputError("--rates: '" + item + "' is not a rate in Gbps (> 0)");
+            throw astra::InputError("--rates=" + rates + ": '" + item +
+                                    "' is not a rate in Gbps (1 to 1000000)");
         }
-        uint32_t g = uint32_t(std::stoul(item));
+        uint32_t g = uint32_t(rate);
         BenchResult r = RunOnce(g, Time(simTime), leaves, hostsPerLeaf, spines);
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
@@ -344,5 +352,5 @@ Main(int argc, char* argv[])
 int
 main(int argc, char* argv[])
 {
-    return astra::RunMain(&Main, argc, argv);
+    return ns3::astra::RunMain(&Run, argc, argv);
 }

@@ -10,6 +10,7 @@
  */
 
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-command-line.h"
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/config.h"
@@ -30,8 +31,9 @@ using namespace ns3;
 namespace
 {
 
+/// The program (run by main through RunMain: bad input ends in a message and status 1).
 int
-Main(int argc, char* argv[])
+Run(int argc, char* argv[])
 {
     uint32_t senders = 16;
     uint64_t size = 1000000;
@@ -40,14 +42,14 @@ Main(int argc, char* argv[])
     uint32_t kmin = 100000;
     uint32_t kmax = 400000;
     double pmax = 0.2;
-    std::string rate = "100Gbps";
-    std::string delay = "1us";
+    DataRate rate("100Gbps");
+    Time delay("1us");
     std::string topo = "star";
     uint64_t buffer = 0;
     std::string out = "rdma-incast";
     double stopMs = 100;
 
-    CommandLine cmd(__FILE__);
+    astra::AstraCommandLine cmd(__FILE__);
     cmd.AddValue("senders", "number of senders", senders);
     cmd.AddValue("size", "bytes per sender", size);
     cmd.AddValue("cc", "congestion control: dcqcn | none", cc);
@@ -96,7 +98,7 @@ Main(int argc, char* argv[])
     RdmaTopology t;
     if (topo == "star")
     {
-        t = th.Star(senders + 1, DataRate(rate), Time(delay));
+        t = th.Star(senders + 1, rate, delay);
     }
     else if (topo == "leafspine")
     {
@@ -104,9 +106,9 @@ Main(int argc, char* argv[])
         p.hostsPerLeaf = 8;
         p.nLeaves = std::max<uint32_t>(2, (senders + 1 + 7) / 8); // a leaf-spine has >= 2 leaves
         p.nSpines = std::max<uint32_t>(2, p.nLeaves);
-        p.hostRate = DataRate(rate);
-        p.hostDelay = Time(delay);
-        p.fabricDelay = Time(delay);
+        p.hostRate = rate;
+        p.hostDelay = delay;
+        p.fabricDelay = delay;
         t = th.LeafSpine(p);
     }
     else
@@ -156,5 +158,5 @@ Main(int argc, char* argv[])
 int
 main(int argc, char* argv[])
 {
-    return astra::RunMain(&Main, argc, argv);
+    return ns3::astra::RunMain(&Run, argc, argv);
 }

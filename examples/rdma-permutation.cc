@@ -8,6 +8,7 @@
  */
 
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-command-line.h"
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/config.h"
@@ -30,13 +31,14 @@ using namespace ns3;
 namespace
 {
 
+/// The program (run by main through RunMain: bad input ends in a message and status 1).
 int
-Main(int argc, char* argv[])
+Run(int argc, char* argv[])
 {
     uint32_t leaves = 4;
     uint32_t hostsPerLeaf = 8;
     uint32_t spines = 4;
-    std::string rate = "100Gbps";
+    DataRate rate("100Gbps");
     double oversub = 1.0;
     uint64_t size = 2000000;
     uint32_t messages = 1;
@@ -46,7 +48,7 @@ Main(int argc, char* argv[])
     std::string out = "rdma-permutation";
     double stopMs = 1000;
 
-    CommandLine cmd(__FILE__);
+    astra::AstraCommandLine cmd(__FILE__);
     cmd.AddValue("leaves", "leaf switches", leaves);
     cmd.AddValue("hostsPerLeaf", "hosts per leaf", hostsPerLeaf);
     cmd.AddValue("spines", "spine switches", spines);
@@ -76,7 +78,7 @@ Main(int argc, char* argv[])
     p.nLeaves = leaves;
     p.hostsPerLeaf = hostsPerLeaf;
     p.nSpines = spines;
-    p.hostRate = DataRate(rate);
+    p.hostRate = rate;
     p.oversubscription = oversub;
     RdmaTopology t = th.LeafSpine(p);
     th.GetRdmaHelper().AssignStreams(t.AllNodes(), seed);
@@ -84,7 +86,7 @@ Main(int argc, char* argv[])
     const uint32_t n = t.hosts.GetN();
     if (n < 2)
     {
-        throw astra::InputError("need at least 2 hosts");
+        throw astra::InputError("need at least 2 hosts, got " + std::to_string(n));
     }
     // seeded derangement: shuffle until no fixed point
     std::vector<uint32_t> perm(n);
@@ -136,5 +138,5 @@ Main(int argc, char* argv[])
 int
 main(int argc, char* argv[])
 {
-    return astra::RunMain(&Main, argc, argv);
+    return ns3::astra::RunMain(&Run, argc, argv);
 }

@@ -32,6 +32,7 @@
  */
 
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-command-line.h"
 #include "ns3/astra-fabric-helper.h"
 #include "ns3/astra-sim-helper.h"
 #include "ns3/config.h"
@@ -123,23 +124,11 @@ PeakRssKiB()
 std::vector<std::shared_ptr<const WorkloadGraph>>
 AllReduceGraphs(uint32_t npus, uint64_t bytes)
 {
-    std::vector<std::shared_ptr<const WorkloadGraph>> gs;
-    for (uint32_t r = 0; r < npus; ++r)
-    {
-        auto g = std::make_shared<WorkloadGraph>();
-        g->rank = r;
-        g->file = "roce-bench." + std::to_string(r);
-        WorkloadNode c;
-        c.id = 1;
-        c.name = "all_reduce";
-        c.kind = NodeKind::COMM_COLL;
-        c.collType = CollType::ALL_REDUCE;
-        c.commSize = bytes;
-        g->nodes.push_back(c);
-        g->BuildIndex();
-        gs.push_back(g);
-    }
-    return gs;
+    CollectiveWorkload c;
+    c.type = CollType::ALL_REDUCE;
+    c.bytes = bytes;
+    c.name = "all_reduce";
+    return MakeCollectiveWorkload(npus, c);
 }
 
 uint32_t g_finished = 0;
@@ -161,7 +150,9 @@ RunRoce(const BenchCase& c, const SystemParams& params, double maxSimMs)
     BenchResult r;
     ResetPeakRss();
     const auto w0 = std::chrono::steady_clock::now();
-    Config::SetDefault("ns3::RdmaHostStack::Mtu", UintegerValue(c.mtu));
+    SetDefaultFromOption("ns3::RdmaHostStack::Mtu",
+                         UintegerValue(c.mtu),
+                         "--mtu=" + std::to_string(c.mtu));
     const uint32_t npus = c.topo->GetNpuCount();
     AstraFabricHelper fabric;
     fabric.Install(c.topo);
@@ -320,8 +311,14 @@ Print(const BenchCase& c, const std::string& backend, const BenchResult& r)
               << (r.ok ? "" : "  FAILED: " + r.error) << std::endl;
 }
 
+} // namespace
+
+namespace
+{
+
+/// The program (run by main through RunMain: bad input ends in a message and status 1).
 int
-Main(int argc, char* argv[])
+Run(int argc, char* argv[])
 {
     std::string cases = "ring,2d,anchor";
     std::string npuList = "64,256";
@@ -342,7 +339,7 @@ Main(int argc, char* argv[])
     uint64_t switchBufferMiB = 64;
     // a binary heap in a vector: fewer instructions than the default MapScheduler
     GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
-    CommandLine cmd(__FILE__);
+    AstraCommandLine cmd(__FILE__);
     cmd.AddValue("cases", "comma-separated: ring, 2d, anchor", cases);
     cmd.AddValue("npus", "comma-separated NPU counts of the ring and 2d cases", npuList);
     cmd.AddValue("size", "all-reduce bytes of the ring and 2d cases", size);
@@ -368,9 +365,12 @@ Main(int argc, char* argv[])
     cmd.Parse(argc, argv);
     // a 256-port switch needs ~49 MB of reserved + PFC headroom at 400 Gbps, 1 us: give every
     // switch 64 MiB (the module's default is 32 MiB; 100-Tbit/s switch chips carry more)
-    Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(switchBufferMiB << 20));
-    Config::SetDefault("ns3::RdmaHostStack::AckInterval",
-                       UintegerValue(ackInterval == 0 ? 0xFFFFFFFFu : ackInterval));
+    SetDefaultFromOption("ns3::SwitchMmu::BufferSize",
+                         UintegerValue(switchBufferMiB << 20),
+                         "--switch-buffer-MiB=" + std::to_string(switchBufferMiB));
+    SetDefaultFromOption("ns3::RdmaHostStack::AckInterval",
+                         UintegerValue(ackInterval == 0 ? 0xFFFFFFFFu : ackInterval),
+                         "--ack-interval=" + std::to_string(ackInterval));
 
     auto gbpsToGBps = [](double gbps) { return gbps * 1e9 / 8.0 / 1073741824.0; };
     std::vector<BenchCase> list;
@@ -378,14 +378,14 @@ Main(int argc, char* argv[])
     {
         if (kind == "ring" || kind == "2d")
         {
-            for (const auto& ns : Split(npuList))
+            for (uint64_t ns : ParseUnsignedList(npuList, "npus"))
             {
-                if (ns.empty() || ns.size() > 6 ||
-                    ns.find_first_not_of("0123456789") != std::string::npos)
+                if (ns < 2 || ns > 1000000)
                 {
-                    throw astra::InputError("--npus: '" + ns + "' is not an NPU count");
+                    throw InputError("--npus: " + std::to_string(ns) +
+                                     " NPUs (expected 2 to 1000000)");
                 }
-                const uint32_t n = uint32_t(std::stoul(ns));
+                const uint32_t n = uint32_t(ns);
                 BenchCase c;
                 c.bytes = size;
                 c.mtu = mtu;
@@ -399,9 +399,9 @@ Main(int argc, char* argv[])
                 {
                     if (n % 8 != 0 || n < 16)
                     {
-                        std::cerr << "error: 2d case needs a multiple of 8 NPUs >= 16, got " << n
-                                  << std::endl;
-                        return 1;
+                        throw InputError("--npus: the 2d case needs a multiple of 8 NPUs >= 16, "
+                                         "got " +
+                                         std::to_string(n));
                     }
                     c.topo = std::make_shared<Topology>(Topology::FromDimensions(
                         {{DimType::SWITCH, 8, upGBps, upLatency},
@@ -414,15 +414,10 @@ Main(int argc, char* argv[])
         }
         else if (kind == "anchor")
         {
-            for (const auto& s : Split(anchorSizes))
+            for (uint64_t bytes : ParseUnsignedList(anchorSizes, "anchor-sizes"))
             {
                 BenchCase c;
-                if (s.empty() || s.size() > 19 ||
-                    s.find_first_not_of("0123456789") != std::string::npos)
-                {
-                    throw astra::InputError("--anchor-sizes: '" + s + "' is not a byte count");
-                }
-                c.bytes = std::stoull(s);
+                c.bytes = bytes;
                 c.mtu = 1000;
                 // 8 leaves x 16 hosts at 200 Gbps, 5 us; 8 spines, 200 Gbps, 12.5 us
                 c.topo = std::make_shared<Topology>(Topology::FromDimensions(
@@ -499,5 +494,5 @@ Main(int argc, char* argv[])
 int
 main(int argc, char* argv[])
 {
-    return astra::RunMain(&Main, argc, argv);
+    return ns3::astra::RunMain(&Run, argc, argv);
 }

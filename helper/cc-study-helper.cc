@@ -239,23 +239,11 @@ Percentile(const std::vector<double>& v, double q)
 std::vector<std::shared_ptr<const WorkloadGraph>>
 SingleCollective(uint32_t npus, CollType type, uint64_t bytes)
 {
-    std::vector<std::shared_ptr<const WorkloadGraph>> gs;
-    for (uint32_t r = 0; r < npus; ++r)
-    {
-        auto g = std::make_shared<WorkloadGraph>();
-        g->rank = r;
-        g->file = "cc-study." + std::to_string(r);
-        WorkloadNode c;
-        c.id = 1;
-        c.name = std::string(CollTypeName(type));
-        c.kind = NodeKind::COMM_COLL;
-        c.collType = type;
-        c.commSize = bytes;
-        g->nodes.push_back(c);
-        g->BuildIndex();
-        gs.push_back(g);
-    }
-    return gs;
+    CollectiveWorkload c;
+    c.type = type;
+    c.bytes = bytes;
+    c.name = CollTypeName(type);
+    return MakeCollectiveWorkload(npus, c);
 }
 
 /// mkdir -p

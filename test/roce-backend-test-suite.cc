@@ -324,25 +324,14 @@ RunWorkload(std::shared_ptr<const Topology> topo,
     return r;
 }
 
-/// One collective per NPU (a hand-built graph).
+/// One collective per NPU (the module's generator).
 std::vector<WorkloadGraph>
 OneCollective(uint32_t npus, CollType type, uint64_t bytes)
 {
     std::vector<WorkloadGraph> gs;
-    for (uint32_t i = 0; i < npus; ++i)
+    for (const auto& g : MakeCollectiveWorkload(npus, type, bytes))
     {
-        WorkloadGraph g;
-        g.file = "test";
-        g.rank = i;
-        WorkloadNode n;
-        n.id = 1;
-        n.name = "coll";
-        n.kind = NodeKind::COMM_COLL;
-        n.collType = type;
-        n.commSize = bytes;
-        g.nodes.push_back(n);
-        g.BuildIndex();
-        gs.push_back(std::move(g));
+        gs.push_back(*g);
     }
     return gs;
 }
