@@ -20,8 +20,8 @@
  *   ./cc-study --ns3::RdmaCcHpcc::Eta=0.9                # any attribute
  */
 
-#include "ns3/astra-diagnostics.h"
 #include "ns3/astra-command-line.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/cc-study-helper.h"
 #include "ns3/command-line.h"
 #include "ns3/core-module.h"

@@ -9,8 +9,8 @@
  */
 
 #include "ns3/analytical-backend.h"
-#include "ns3/astra-diagnostics.h"
 #include "ns3/astra-command-line.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/astra-input.h"
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"

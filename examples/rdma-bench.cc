@@ -14,8 +14,8 @@
  * range and, for comparison, the max-min fair rates the flows' ECMP paths allow.
  */
 
-#include "ns3/astra-diagnostics.h"
 #include "ns3/astra-command-line.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/config.h"

@@ -9,8 +9,8 @@
  *   ./rdma-incast --ns3::RdmaCcDcqcn::RateAi=5Mbps         # any attribute
  */
 
-#include "ns3/astra-diagnostics.h"
 #include "ns3/astra-command-line.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/config.h"

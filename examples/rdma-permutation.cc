@@ -7,8 +7,8 @@
  *   ./rdma-permutation --cc=none --rate=400Gbps --messages=4
  */
 
-#include "ns3/astra-diagnostics.h"
 #include "ns3/astra-command-line.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/config.h"

@@ -31,8 +31,8 @@
  *   ./roce-bench --cases=2d --npus=256 --size=67108864 --ack-interval=0
  */
 
-#include "ns3/astra-diagnostics.h"
 #include "ns3/astra-command-line.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/astra-fabric-helper.h"
 #include "ns3/astra-sim-helper.h"
 #include "ns3/config.h"

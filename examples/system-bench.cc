@@ -10,8 +10,8 @@
  *     data parallel on the others) on >= 1024 NPUs
  */
 
-#include "ns3/astra-diagnostics.h"
 #include "ns3/astra-command-line.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/astra-sim-helper.h"
 #include "ns3/core-module.h"
 #include "ns3/event-batcher.h"

@@ -413,11 +413,10 @@ class AlgorithmRegistryCase : public TestCase
                               true,
                               "custom is interpreted, not a step generator");
         NS_TEST_EXPECT_MSG_EQ(std::string(AlgoKindName(AlgoKind::CUSTOM)), "custom", "custom");
-        NS_TEST_EXPECT_MSG_EQ(
-            ThrowsWith<InputError>([] { AlgoSpec::Parse("halvingDubling"); },
-                                              "did you mean 'halvingDoubling'"),
-            true,
-            "unknown name: did-you-mean");
+        NS_TEST_EXPECT_MSG_EQ(ThrowsWith<InputError>([] { AlgoSpec::Parse("halvingDubling"); },
+                                                     "did you mean 'halvingDoubling'"),
+                              true,
+                              "unknown name: did-you-mean");
         NS_TEST_EXPECT_MSG_EQ(
             ThrowsWith<InputError>([] { AlgoSpec::Parse("direct8x"); }, "direct8x"),
             true,

@@ -83,7 +83,10 @@ class RoceBackend : public NetworkBackend, private RdmaQpConsumer
      * callback objects).
      * \copydoc NetworkBackend::SendTo
      */
-    void SendTo(const NetMessage& msg, MessageSink* sink, uint64_t cookie, bool notifySent) override;
+    void SendTo(const NetMessage& msg,
+                MessageSink* sink,
+                uint64_t cookie,
+                bool notifySent) override;
     uint32_t GetNpuCount() const override;
     std::string GetName() const override;
     uint64_t GetPendingMessages() const override;

@@ -531,8 +531,9 @@ AlgoSpec::Parse(const std::string& nameIn)
         std::isupper(static_cast<unsigned char>(name[3])))
     {
         s.flattened = true;
-        name = std::string(1, static_cast<char>(std::tolower(static_cast<unsigned char>(name[3])))) +
-               name.substr(4);
+        name =
+            std::string(1, static_cast<char>(std::tolower(static_cast<unsigned char>(name[3])))) +
+            name.substr(4);
     }
     std::vector<std::string> known;
     std::string expected;
