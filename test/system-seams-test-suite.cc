@@ -5,7 +5,7 @@
  * collective algorithms are registered strategy objects whose fast-path
  * description agrees with their steps; the CollectivePlanner's placements and
  * warnings; the CustomCollective interpreter and the shared dependency
- * resolution (NodeDependencies).
+ * resolution (DependencyTable).
  */
 
 #include "system-test-util.h"
@@ -699,12 +699,12 @@ class CustomCollectiveCase : public TestCase
     }
 };
 
-/// NodeDependencies: counts, dependents in node order, dangling dependencies listed.
-class NodeDependenciesCase : public TestCase
+/// DependencyTable: counts, dependents in node order, dangling dependencies listed.
+class DependencyTableCase : public TestCase
 {
   public:
-    NodeDependenciesCase()
-        : TestCase("NodeDependencies resolves data and control dependencies")
+    DependencyTableCase()
+        : TestCase("DependencyTable resolves data and control dependencies")
     {
     }
 
@@ -724,7 +724,7 @@ class NodeDependenciesCase : public TestCase
         g.nodes[2].ctrlDeps = {5, 42};
         g.nodes[3].ctrlDeps = {9};
         g.BuildIndex();
-        const NodeDependencies d = NodeDependencies::Build(g);
+        const DependencyTable d = DependencyTable::Build(g);
         NS_TEST_EXPECT_MSG_EQ((d.pending == std::vector<uint32_t>{0, 1, 3, 1}),
                               true,
                               "counts (5 named twice by node 2 counts twice)");
@@ -756,7 +756,7 @@ class SystemSeamsTestSuite : public TestSuite
         AddTestCase(new AlgorithmRegistryCase(), TestCase::QUICK);
         AddTestCase(new PlannerCase(), TestCase::QUICK);
         AddTestCase(new CustomCollectiveCase(), TestCase::QUICK);
-        AddTestCase(new NodeDependenciesCase(), TestCase::QUICK);
+        AddTestCase(new DependencyTableCase(), TestCase::QUICK);
     }
 };
 

@@ -1,6 +1,7 @@
 #include "roce-config-reader.h"
 
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-input.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
@@ -42,51 +43,6 @@ Trim(const std::string& s)
         return "";
     }
     return s.substr(a, s.find_last_not_of(" \t\r\n") - a + 1);
-}
-
-size_t
-EditDistance(const std::string& a, const std::string& b)
-{
-    std::vector<size_t> prev(b.size() + 1);
-    std::vector<size_t> cur(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j)
-    {
-        prev[j] = j;
-    }
-    for (size_t i = 1; i <= a.size(); ++i)
-    {
-        cur[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j)
-        {
-            const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                              std::tolower(static_cast<unsigned char>(b[j - 1]));
-            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
-        }
-        std::swap(prev, cur);
-    }
-    return prev[b.size()];
-}
-
-/// " (did you mean 'x'?)" for the nearest known name within a quarter of the key's length.
-std::string
-DidYouMean(const std::string& key, const std::vector<std::string>& known)
-{
-    std::string best;
-    size_t bestD = std::string::npos;
-    for (const auto& k : known)
-    {
-        const size_t d = EditDistance(key, k);
-        if (d < bestD)
-        {
-            bestD = d;
-            best = k;
-        }
-    }
-    if (!best.empty() && bestD <= std::max<size_t>(2, key.size() / 4))
-    {
-        return " (did you mean '" + best + "'?)";
-    }
-    return "";
 }
 
 /// file: key = 'value': problem
