@@ -98,6 +98,7 @@ Run(int argc, char* argv[])
     bool summary = true;
     double progressSec = 5;
     uint64_t hangNs = 10000000;
+    int64_t rngStream = -1;
     uint32_t textPasses = 1;
     std::string roceConfig;
     std::string logicalTopology;
@@ -151,6 +152,10 @@ Run(int argc, char* argv[])
     cmd.AddValue("text-passes", "training passes unrolled from a .txt workload", textPasses);
     cmd.AddValue("summary", "print the summary table", summary);
     cmd.AddValue("progress-seconds", "wall seconds between progress lines (0: none)", progressSec);
+    cmd.AddValue("rng-stream",
+                 "RoCE: first random stream of the switches' ECN draws (-1: ns-3's automatic "
+                 "numbering; >= 0: results independent of earlier scenarios in the process)",
+                 rngStream);
     cmd.AddValue("hang-ns",
                  "simulated ns without progress after which the run is reported hung",
                  hangNs);
@@ -173,6 +178,7 @@ Run(int argc, char* argv[])
                            "HangTimeout",
                            TimeValue(NanoSeconds(hangNs)),
                            "--hang-ns=" + std::to_string(hangNs));
+    sc.SetRngStreams(rngStream);
     {
         auto topo = std::make_shared<Topology>(Topology::FromFile(network));
         if (!logicalTopology.empty())

@@ -99,6 +99,7 @@ Run(int argc, char* argv[])
     double maxSimMs = 10000;
     double progressSec = 5;
     uint64_t hangNs = 10000000;
+    int64_t rngStream = -1;
 
     // defaults of this scenario (overridable by the file and the command line)
     Config::SetDefault("ns3::RdmaHostStack::Mtu", UintegerValue(4096));
@@ -151,6 +152,10 @@ Run(int argc, char* argv[])
     cmd.AddValue("pcap", "write pcap files of every NIC and switch port", pcap);
     cmd.AddValue("max-sim-ms", "stop the simulation at this time (ms) if not finished", maxSimMs);
     cmd.AddValue("progress-seconds", "wall seconds between progress lines (0: none)", progressSec);
+    cmd.AddValue("rng-stream",
+                 "RoCE: first random stream of the switches' ECN draws (-1: ns-3's automatic "
+                 "numbering; >= 0: results independent of earlier scenarios in the process)",
+                 rngStream);
     cmd.AddValue("hang-ns",
                  "simulated ns without progress after which the run is reported hung",
                  hangNs);
@@ -174,6 +179,7 @@ Run(int argc, char* argv[])
                            "HangTimeout",
                            TimeValue(NanoSeconds(hangNs)),
                            "--hang-ns=" + std::to_string(hangNs));
+    sc.SetRngStreams(rngStream);
     std::shared_ptr<Topology> topo;
     // an input error ends the program with its message and status 1 (RunMain)
     {

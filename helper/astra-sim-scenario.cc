@@ -75,6 +75,17 @@ AstraSimScenario::SetAppAttribute(const std::string& n, const AttributeValue& v)
     m_helper.SetAttribute(n, v);
 }
 
+void
+AstraSimScenario::SetRngStreams(int64_t first)
+{
+    if (first < -1)
+    {
+        throw InputError("random stream number " + std::to_string(first) +
+                         ": expected -1 (automatic) or a stream number >= 0");
+    }
+    m_rngStreams = first;
+}
+
 AstraFabricHelper&
 AstraSimScenario::GetFabric()
 {
@@ -101,6 +112,10 @@ AstraSimScenario::Build()
     if (NetworkBackendFactory::NeedsFabric(m_kind))
     {
         m_fabric.Install(m_topo);
+        if (m_rngStreams >= 0)
+        {
+            m_fabric.AssignStreams(m_rngStreams);
+        }
         m_roce = DynamicCast<RoceBackend>(NetworkBackendFactory::Create(m_kind, m_topo, false));
         if (!m_roce)
         {

@@ -68,6 +68,15 @@ class AstraSimScenario
     void SetAppAttribute(const std::string& n, const AttributeValue& v);
     /// \return the fabric helper (configure it before Build; used by "roce" only)
     AstraFabricHelper& GetFabric();
+    /**
+     * Fix the random streams of the fabric's switches (ECN marking draws):
+     * \p first >= 0 numbers them from \p first (AstraFabricHelper::AssignStreams),
+     * so the results do not depend on what ran before in the same process; -1
+     * (default) keeps ns-3's automatic stream numbering, under which a
+     * scenario's draws depend on the random variables created before it.
+     * \param first first stream number, or -1
+     */
+    void SetRngStreams(int64_t first);
     /// \return the monitor (set its attributes before Run)
     Ptr<AstraRunMonitor> GetMonitor() const;
 
@@ -128,6 +137,7 @@ class AstraSimScenario
     std::map<std::string, std::vector<uint32_t>> m_groups;      //!< communicator groups
     Ptr<MemoryModel> m_mem;                                     //!< remote memory (or null)
     std::string m_kind{"analytical"};                           //!< backend kind
+    int64_t m_rngStreams{-1};                                   //!< first fabric stream, -1: auto
     AstraSimHelper m_helper;                                    //!< application helper
     AstraFabricHelper m_fabric;                                 //!< fabric (roce)
     Ptr<AstraRunMonitor> m_monitor;                             //!< monitor

@@ -15,10 +15,12 @@
 #include "ns3/astra-paths.h"
 #include "ns3/astra-sim-application.h"
 #include "ns3/astra-sim-helper.h"
+#include "ns3/astra-sim-scenario.h"
 #include "ns3/astra-system.h"
 #include "ns3/boolean.h"
 #include "ns3/chakra-reader.h"
 #include "ns3/config.h"
+#include "ns3/double.h"
 #include "ns3/flow-backend.h"
 #include "ns3/rdma-host-stack.h"
 #include "ns3/rdma-net-device.h"
@@ -1153,6 +1155,98 @@ class SequentialScenariosTestCase : public TestCase
     }
 };
 
+/**
+ * AstraSimScenario::SetRngStreams: a RoCE scenario whose switches mark ECN with
+ * probability (RED, 0 < p < 1) gives the same results whatever ran before it in
+ * the process when its streams are fixed.
+ */
+class ScenarioRngStreamsTestCase : public TestCase
+{
+  public:
+    ScenarioRngStreamsTestCase()
+        : TestCase("AstraSimScenario with fixed streams: ECN draws independent of earlier runs")
+    {
+    }
+
+  private:
+    /// A 7-to-1 incast of SENDs through one switch, RED between 5 and 200 KB with
+    /// Pmax 0.2; \return finish times and the switch's marks
+    std::string RunAllToAll(int64_t stream, uint64_t* marksOut)
+    {
+        Config::SetDefault("ns3::RdmaSwitch::Kmin", UintegerValue(5000));
+        Config::SetDefault("ns3::RdmaSwitch::Kmax", UintegerValue(200000));
+        Config::SetDefault("ns3::RdmaSwitch::Pmax", DoubleValue(0.2));
+        AstraSimScenario sc;
+        sc.SetTopology(std::make_shared<Topology>(
+            Topology::FromDimensions({{DimType::SWITCH, 8, 12.0, 500.0}})));
+        sc.SetSystemParams(SystemParams());
+        std::vector<std::shared_ptr<const WorkloadGraph>> graphs;
+        for (uint32_t r = 0; r < 8; ++r)
+        {
+            auto g = std::make_shared<WorkloadGraph>();
+            g->file = "incast";
+            g->rank = r;
+            for (uint32_t peer = 1; peer < 8; ++peer)
+            {
+                if (r != 0 && r != peer)
+                {
+                    continue;
+                }
+                WorkloadNode n;
+                n.id = peer;
+                n.name = r == 0 ? "recv" : "send";
+                n.kind = r == 0 ? NodeKind::COMM_RECV : NodeKind::COMM_SEND;
+                n.commSize = 1 << 20;
+                n.commSrc = int32_t(peer);
+                n.commDst = 0;
+                n.commTag = 7;
+                g->nodes.push_back(n);
+            }
+            g->BuildIndex();
+            graphs.push_back(g);
+        }
+        sc.SetWorkloads(graphs);
+        sc.SetBackend("roce");
+        sc.SetRngStreams(stream);
+        sc.GetMonitor()->SetAttribute("ProgressInterval", DoubleValue(0));
+        sc.Build();
+        NS_TEST_EXPECT_MSG_EQ(sc.Run(), 0, "status");
+        std::ostringstream os;
+        for (const auto& a : sc.GetApps())
+        {
+            os << a->GetStats().finish.GetNanoSeconds() << ' ';
+        }
+        uint64_t marks = 0;
+        NodeContainer sw = sc.GetFabric().GetSwitches();
+        for (uint32_t i = 0; i < sw.GetN(); ++i)
+        {
+            marks += sw.Get(i)->GetObject<RdmaSwitch>()->GetEcnMarks();
+        }
+        os << "marks " << marks;
+        if (marksOut != nullptr)
+        {
+            *marksOut = marks;
+        }
+        sc.Destroy();
+        Config::Reset();
+        return os.str();
+    }
+
+    void DoRun() override
+    {
+        Warnings::SetStream(nullptr);
+        uint64_t marks = 0;
+        const std::string a1 = RunAllToAll(5, &marks);
+        RunAllToAll(-1, nullptr); // automatic streams: draws from the process's next streams
+        const std::string a2 = RunAllToAll(5, nullptr);
+        const std::string b = RunAllToAll(6, nullptr);
+        NS_TEST_ASSERT_MSG_GT(marks, 0u, "RED marks frames: " << a1);
+        NS_TEST_ASSERT_MSG_EQ(a2, a1, "fixed streams: the same results after other scenarios");
+        NS_TEST_ASSERT_MSG_NE(b, a1, "another stream draws differently (the marks are random)");
+        Warnings::SetStream(&std::cerr);
+    }
+};
+
 } // namespace
 
 /// The suite.
@@ -1165,6 +1259,7 @@ class RoceBackendTestSuite : public TestSuite
         AddTestCase(new FabricShapeTestCase(), TestCase::QUICK);
         AddTestCase(new HpccConfigTestCase(), TestCase::QUICK);
         AddTestCase(new SequentialScenariosTestCase(), TestCase::QUICK);
+        AddTestCase(new ScenarioRngStreamsTestCase(), TestCase::QUICK);
         AddTestCase(new SingleMessageTestCase(), TestCase::QUICK);
         AddTestCase(new CrossDimensionTestCase(), TestCase::QUICK);
         AddTestCase(new QpAndDimensionTestCase(), TestCase::QUICK);
