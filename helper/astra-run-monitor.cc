@@ -6,6 +6,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/in-switch-network.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/rdma-channel.h"
@@ -238,6 +239,14 @@ AstraRunMonitor::ProgressCounter() const
     return m_events + (m_roce ? m_roce->GetProgressCounter() : 0);
 }
 
+uint64_t
+AstraRunMonitor::InSwitchRunning() const
+{
+    // in-switch operations running on their trees are deliveries still to come
+    InSwitchNetwork* in = m_backend ? m_backend->GetInSwitchInterface() : nullptr;
+    return in ? in->GetPendingOperations() : 0;
+}
+
 bool
 AstraRunMonitor::IsHung() const
 {
@@ -282,7 +291,7 @@ AstraRunMonitor::Check()
         m_lastChange = Simulator::Now();
     }
     else if (m_runningCompute == 0 && Simulator::Now() - m_lastChange >= m_hangTimeout &&
-             (m_roce || m_backend->GetPendingMessages() == 0))
+             (m_roce || m_backend->GetPendingMessages() + InSwitchRunning() == 0))
     {
         ReportHang();
         if (m_stopOnHang)

@@ -92,6 +92,18 @@ AstraSimScenario::GetFabric()
     return m_fabric;
 }
 
+AggregationHelper&
+AstraSimScenario::GetAggregation()
+{
+    return m_aggregation;
+}
+
+Ptr<InSwitchAggregation>
+AstraSimScenario::GetInSwitch() const
+{
+    return m_inSwitch;
+}
+
 Ptr<AstraRunMonitor>
 AstraSimScenario::GetMonitor() const
 {
@@ -131,6 +143,8 @@ AstraSimScenario::Build()
         m_backend = NetworkBackendFactory::Create(m_kind, m_topo, m_params.compat);
         m_nodes.Create(m_topo->GetNpuCount());
     }
+    // in-network aggregation where the topology marks dimensions in_switch
+    m_inSwitch = m_aggregation.Install(m_backend, m_topo, m_roce ? &m_fabric : nullptr);
     m_ctx = CreateObject<SystemContext>();
     m_ctx->Setup(m_backend, m_topo->GetDimensions(), m_params);
     m_ctx->SetCommGroups(m_groups);
@@ -235,6 +249,10 @@ void
 AstraSimScenario::PrintSummary(std::ostream& os) const
 {
     AstraReport(m_ctx, m_apps).PrintSummary(os);
+    if (m_inSwitch)
+    {
+        m_inSwitch->PrintSummary(os);
+    }
 }
 
 void
@@ -341,6 +359,11 @@ AstraSimScenario::Destroy()
         m_ctx->Dispose();
     }
     m_ctx = nullptr;
+    if (m_inSwitch)
+    {
+        m_inSwitch->Dispose(); // with the backend it is aggregated to
+    }
+    m_inSwitch = nullptr;
     m_backend = nullptr;
     m_roce = nullptr;
     m_nodes = NodeContainer();

@@ -82,6 +82,7 @@ FlowBackend::DoDispose()
     m_flows.clear();
     m_hot.clear();
     m_links.clear();
+    m_topoDirLinks = 0;
     m_drained.clear();
     m_freeDrained.clear();
     m_drainBatches.clear();
@@ -106,6 +107,7 @@ FlowBackend::SetTopology(std::shared_ptr<const Topology> topo)
     }
     m_topo = std::move(topo);
     m_links.clear();
+    m_topoDirLinks = 0;
     m_linkFreeAt.clear();
 }
 
@@ -123,8 +125,9 @@ FlowBackend::EnsureLinks()
         throw std::logic_error("FlowBackend: no topology set (call SetTopology)");
     }
     const auto& links = m_topo->GetLinks();
-    if (m_links.size() != 2 * links.size())
+    if (m_topoDirLinks != 2 * links.size())
     {
+        m_topoDirLinks = 2 * links.size();
         m_links.assign(2 * links.size(), DirLink{});
         for (size_t i = 0; i < links.size(); ++i)
         {
@@ -133,6 +136,63 @@ FlowBackend::EnsureLinks()
         }
         m_linkFreeAt.assign(2 * links.size(), 0);
     }
+}
+
+uint32_t
+FlowBackend::AddExtraLink(double bytesPerNs)
+{
+    if (!(bytesPerNs > 0) || !std::isfinite(bytesPerNs))
+    {
+        throw std::invalid_argument("FlowBackend::AddExtraLink: capacity must be positive");
+    }
+    EnsureLinks();
+    DirLink dl;
+    dl.capacity = bytesPerNs;
+    m_links.push_back(dl);
+    m_linkFreeAt.push_back(0);
+    return static_cast<uint32_t>(m_links.size() - 1);
+}
+
+void
+FlowBackend::SendOnLinks(const NetMessage& msg,
+                         const std::vector<uint32_t>& dirLinks,
+                         double latencyNs,
+                         MessageSink* sink,
+                         uint64_t cookie)
+{
+    if (m_compat)
+    {
+        throw std::logic_error("FlowBackend::SendOnLinks: not in the store-and-forward "
+                               "(Compat) model");
+    }
+    EnsureLinks();
+    for (uint32_t dl : dirLinks)
+    {
+        if (dl >= m_links.size())
+        {
+            throw std::out_of_range("FlowBackend::SendOnLinks: no directed link " +
+                                    std::to_string(dl));
+        }
+    }
+    if (msg.bytes == 0 || dirLinks.empty())
+    {
+        ++m_pending;
+        const int64_t delay = std::llround(latencyNs);
+        EventBatcher::Schedule(NanoSeconds(delay), [this, msg, sink, cookie]() {
+            DeliverToSink(msg, sink, cookie, false);
+        });
+        return;
+    }
+    ++m_pending;
+    StartFlow(msg,
+              dirLinks.data(),
+              dirLinks.size(),
+              latencyNs,
+              nullptr,
+              nullptr,
+              sink,
+              cookie,
+              false);
 }
 
 void
@@ -272,7 +332,6 @@ FlowBackend::SendFluid(const NetMessage& msg,
         latency += links[h.link].latencyNs;
     }
     ++m_pending;
-    const int64_t now = Simulator::Now().GetNanoSeconds();
     if (msg.bytes == 0)
     {
         const int64_t delay = std::llround(latency);
@@ -284,6 +343,34 @@ FlowBackend::SendFluid(const NetMessage& msg,
             });
         return;
     }
+    m_dirScratch.clear();
+    for (const auto& h : m_hops)
+    {
+        m_dirScratch.push_back(2 * h.link + h.dir);
+    }
+    StartFlow(msg,
+              m_dirScratch.data(),
+              m_dirScratch.size(),
+              latency,
+              std::move(onSent),
+              std::move(onDelivered),
+              sink,
+              cookie,
+              notifySent);
+}
+
+void
+FlowBackend::StartFlow(const NetMessage& msg,
+                       const uint32_t* dirLinks,
+                       size_t nLinks,
+                       double latency,
+                       SentCallback onSent,
+                       DeliveredCallback onDelivered,
+                       MessageSink* sink,
+                       uint64_t cookie,
+                       bool notifySent)
+{
+    const int64_t now = Simulator::Now().GetNanoSeconds();
     uint32_t id;
     if (!m_freeFlows.empty())
     {
@@ -304,9 +391,9 @@ FlowBackend::SendFluid(const NetMessage& msg,
     f.cookie = cookie;
     f.notifySent = notifySent;
     f.links.clear();
-    for (const auto& h : m_hops)
+    for (size_t k = 0; k < nLinks; ++k)
     {
-        const uint32_t dl = 2 * h.link + h.dir;
+        const uint32_t dl = dirLinks[k];
         f.links.push_back(dl);
         m_links[dl].flows.push_back(id);
         m_dirty.push_back(dl);

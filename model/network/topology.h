@@ -67,6 +67,13 @@ struct DimensionSpec
      * scale-up domain below has its own rail of one common fabric)
      */
     uint32_t rails{0};
+    /**
+     * The dimension's switches aggregate in the network (network configuration
+     * key `in_switch`): collectives of the system layer's `inSwitch` algorithm
+     * run on reduction trees of these switches (doc/in-network.rst). Switch,
+     * Clos, FatTree and RailClos only.
+     */
+    bool inSwitch{false};
 };
 
 /**

@@ -84,6 +84,12 @@ RoceHeader::GetExtBytes(uint8_t opcode)
         return 4; // AETH (IB spec: READ Response Middle carries none)
     case RoceOpcode::CNP:
         return 16; // reserved bytes
+    case RoceOpcode::WRITE_ONLY_IMM:
+        return 16 + 4; // RETH, ImmDt
+    case RoceOpcode::WRITE_LAST_IMM:
+    case RoceOpcode::SEND_LAST_IMM:
+    case RoceOpcode::SEND_ONLY_IMM:
+        return 4; // ImmDt
     default:
         return 0;
     }
@@ -239,6 +245,18 @@ RoceHeader::Serialize(Buffer::Iterator i) const
         b = Put32(b, m.destQp & kMask24); // R_Key: the model uses the QP number
         b = Put32(b, m.rethLen);
         break;
+    case RoceOpcode::WRITE_ONLY_IMM:
+        b = Put32(b, static_cast<uint32_t>(m.rethVa >> 32));
+        b = Put32(b, static_cast<uint32_t>(m.rethVa));
+        b = Put32(b, m.destQp & kMask24);
+        b = Put32(b, m.rethLen);
+        b = Put32(b, m.immData);
+        break;
+    case RoceOpcode::WRITE_LAST_IMM:
+    case RoceOpcode::SEND_LAST_IMM:
+    case RoceOpcode::SEND_ONLY_IMM:
+        b = Put32(b, m.immData);
+        break;
     case RoceOpcode::ACK:
     case RoceOpcode::READ_RESP_FIRST:
     case RoceOpcode::READ_RESP_LAST:
@@ -324,6 +342,17 @@ RoceHeader::Deserialize(Buffer::Iterator i)
         m.rethVa = i.ReadNtohU64();
         i.ReadNtohU32(); // R_Key
         m.rethLen = i.ReadNtohU32();
+        break;
+    case RoceOpcode::WRITE_ONLY_IMM:
+        m.rethVa = i.ReadNtohU64();
+        i.ReadNtohU32(); // R_Key
+        m.rethLen = i.ReadNtohU32();
+        m.immData = i.ReadNtohU32();
+        break;
+    case RoceOpcode::WRITE_LAST_IMM:
+    case RoceOpcode::SEND_LAST_IMM:
+    case RoceOpcode::SEND_ONLY_IMM:
+        m.immData = i.ReadNtohU32();
         break;
     case RoceOpcode::ACK:
     case RoceOpcode::READ_RESP_FIRST:

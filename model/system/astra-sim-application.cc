@@ -352,6 +352,7 @@ AstraSimApplication::Execute(uint32_t idx)
             req.involvedDim = n.involvedDim;
             req.priority = n.commPriority;
             req.name = n.name;
+            req.inSwitch = n.inSwitch;
             m_ctx->GetSystem(m_npu)->IssueCollective(req, done);
             break;
         }

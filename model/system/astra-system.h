@@ -55,6 +55,9 @@ struct CollectiveRecord
     uint32_t started{0};           //!< members that issued it
     uint32_t finished{0};          //!< members that finished it
     std::vector<uint32_t> issuers; //!< NPUs that issued it, in order
+    /// per phase: 1 if an in-switch phase got its group's tree, 0 if it runs the host
+    /// algorithm instead (decided by the first member; empty without in-switch phases)
+    std::vector<uint8_t> inSwitch;
 };
 
 /**
@@ -143,6 +146,28 @@ class SystemContext : public Object, public MessageSink
      * FixedTimeShortcuts attribute is on, else null (queried once in Setup)
      */
     FixedTimeNetwork* GetFixedTimeNetwork() const;
+
+    /// \return the backend's in-switch interface, or null (queried once in Setup)
+    InSwitchNetwork* GetInSwitchNetwork() const;
+
+    /**
+     * \internal Ask for the tree of an in-switch phase's group (its first
+     * member, once per collective); on a refusal warn (in-switch-fallback).
+     * \param req the collective
+     * \param ph the phase
+     * \return true if the phase runs in the switches
+     */
+    bool ReserveInSwitch(const CollectiveRequest& req, const CollectivePhase& ph);
+
+    /**
+     * \internal A member takes part in an in-switch operation (InSwitchNetwork::Join,
+     * with this context as the sink).
+     * \param op the operation
+     * \param member the member's index
+     * \param cookie SentNotify's cookie
+     * \param notifySent whether SentNotify is wanted
+     */
+    void JoinInSwitch(const InSwitchOp& op, uint32_t member, uint64_t cookie, bool notifySent);
     /// \internal MessageSink: the source system's SentNotify(cookie)
     void MessageSent(const NetMessage& msg, uint64_t cookie) override;
     /// \internal MessageSink: deliver to the destination system
@@ -202,6 +227,7 @@ class SystemContext : public Object, public MessageSink
     bool m_batching{true};              //!< EventBatching attribute
     bool m_useFixedTimes{true};         //!< FixedTimeShortcuts attribute
     FixedTimeNetwork* m_fixed{nullptr}; //!< the backend's, if m_useFixedTimes
+    InSwitchNetwork* m_inSwitch{nullptr}; //!< the backend's in-switch interface, if any
     bool m_batcherOwner{false};         //!< this context enabled the EventBatcher
     TracedCallback<const NetMessage&> m_sentTrace;
 
@@ -495,6 +521,8 @@ class AstraSystem : public Object
     bool Before(const Stream* a, const Stream* b) const;
     void StartPhase(Stream* s);
     void StartStep(Stream* s);
+    /// the one step of an in-switch phase: join the backend's operation
+    void InSwitchStep(Stream* s);
     void OnRecv(Stream* s, uint32_t src, uint64_t bytes, uint64_t tag);
     void RecvProcessed(Stream* s);
     void SendDone(Stream* s);

@@ -107,6 +107,12 @@ CollectivePlanner::Setup(const std::vector<DimensionSpec>& dims, const SystemPar
     m_npus = n;
 }
 
+void
+CollectivePlanner::SetInSwitchAvailable(bool available)
+{
+    m_inSwitchAvailable = available;
+}
+
 uint32_t
 CollectivePlanner::GetNpuCount() const
 {
@@ -166,7 +172,33 @@ CollectivePlanner::AddPhase(CollectivePlan& plan,
     ph.peers = peers;
     ph.myIndex =
         static_cast<uint32_t>(std::lower_bound(peers->begin(), peers->end(), npu) - peers->begin());
-    const AlgoSpec want = forced ? *forced : Configured(op, dim);
+    AlgoSpec want = forced ? *forced : Configured(op, dim);
+    if (!forced && req.inSwitch)
+    {
+        // Chakra's in_switch: in the switches wherever the dimension aggregates
+        if (m_inSwitchAvailable && dim >= 0 && m_dims[dim].inSwitch && IsInSwitchOp(op))
+        {
+            want.kind = AlgoKind::IN_SWITCH;
+        }
+        else if (ph.myIndex == 0)
+        {
+            ASTRA_WARN("in-switch-flag-not-honoured",
+                       "collective '" << req.name << "' asks for in-switch execution (in_switch) "
+                                      << "but its " << PhaseOpName(op) << " phase on "
+                                      << (dim < 0 ? std::string("a flat (routed) group")
+                                                  : "dimension " + std::to_string(dim))
+                                      << " cannot run in the switches ("
+                                      << (m_inSwitchAvailable ? "no aggregating switches there"
+                                                              : "the backend has no in-switch model")
+                                      << "); using " << AlgoKindName(want.kind));
+        }
+    }
+    if (want.kind == AlgoKind::IN_SWITCH && !IsInSwitchOp(op))
+    {
+        // gather, scatter, barrier (configured through the all-reduce list): the host
+        // primitives, as for every family
+        want.kind = AlgoKind::RING;
+    }
     const uint32_t n = static_cast<uint32_t>(peers->size());
     ph.algo.spec = want;
     if (want.kind == AlgoKind::CUSTOM)
@@ -198,7 +230,8 @@ CollectivePlanner::AddPhase(CollectivePlan& plan,
         a = ring;
         ph.algo.spec.kind = AlgoKind::RING;
     }
-    ph.algo.steps = IsRootedOp(op) ? &CollectiveAlgorithm::GetRooted() : a;
+    ph.algo.inSwitch = ph.algo.spec.kind == AlgoKind::IN_SWITCH;
+    ph.algo.steps = IsRootedOp(op) && !ph.algo.inSwitch ? &CollectiveAlgorithm::GetRooted() : a;
     plan.phases.push_back(ph);
 }
 

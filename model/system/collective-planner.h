@@ -34,6 +34,8 @@ struct CollectiveRequest
     std::vector<bool> involvedDim;       //!< dimensions it may span (empty = all)
     int32_t priority{0};                 //!< comm_priority (EXPLICIT scheduling)
     std::string name;                    //!< workload node name (reports)
+    /// Chakra's in_switch: run in the switches on every dimension whose switches aggregate
+    bool inSwitch{false};
 };
 
 /// One phase of a planned collective, as one member runs it.
@@ -85,6 +87,13 @@ class CollectivePlanner
      */
     void Setup(const std::vector<DimensionSpec>& dims, const SystemParams& params);
 
+    /**
+     * Whether the backend runs in-switch operations (a request's inSwitch
+     * flag is ignored, with a warning, when it does not).
+     * \param available flag
+     */
+    void SetInSwitchAvailable(bool available);
+
     /// \return NPU count (product of the dimensions)
     uint32_t GetNpuCount() const;
     /// \return coordinate of npu along dim (dimension 0 varies fastest)
@@ -122,6 +131,7 @@ class CollectivePlanner
     std::vector<uint32_t> m_stride;    //!< NPU id stride per dimension
     uint32_t m_npus{0};                //!< NPU count
     SystemParams m_params;             //!< parameters
+    bool m_inSwitchAvailable{false};   //!< the backend has an in-switch model
 };
 
 } // namespace astra
