@@ -125,8 +125,8 @@ AggregationHelper::BuildEngines(AstraFabricHelper& fabric, const InSwitchAggrega
     rdma.InstallHosts(nodes);
     const uint64_t reduction = uint64_t(std::llround(model.GetReductionBytesPerNs() * 8e9));
     // EngineLatency is one pass, in and out: half of it each way (a channel needs > 0)
-    const Time delay = std::max(TimeStep(1),
-                                PicoSeconds(std::llround(model.GetEngineLatencyNs() * 500.0)));
+    const Time delay =
+        std::max(TimeStep(1), PicoSeconds(std::llround(model.GetEngineLatencyNs() * 500.0)));
     Ptr<RdmaNetDevice> npuPort =
         fabric.GetNpus().GetN() ? fabric.GetNpus().Get(0)->GetObject<RdmaHostStack>()->GetPort(0)
                                 : nullptr;

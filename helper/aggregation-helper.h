@@ -94,7 +94,7 @@ class AggregationHelper
   private:
     /// Build the engines on \p fabric and return them by switch node id
     std::map<uint32_t, Ptr<AggregationEngine>> BuildEngines(AstraFabricHelper& fabric,
-                                                             const InSwitchAggregation& model);
+                                                            const InSwitchAggregation& model);
 
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_attributes; //!< to apply
     NodeContainer m_engineNodes;                                           //!< roce engines

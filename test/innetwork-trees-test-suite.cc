@@ -78,8 +78,13 @@ class TreeShapeTest : public TestCase
     }
 
   private:
-    void Check(const Topology& topo, uint32_t dim, const std::vector<uint32_t>& members,
-               uint32_t depth, uint32_t switches, uint32_t candidates, const std::string& what)
+    void Check(const Topology& topo,
+               uint32_t dim,
+               const std::vector<uint32_t>& members,
+               uint32_t depth,
+               uint32_t switches,
+               uint32_t candidates,
+               const std::string& what)
     {
         AggregationTreeBuilder b(topo);
         const auto roots = b.RootCandidates(dim, members);
@@ -93,7 +98,8 @@ class TreeShapeTest : public TestCase
             NS_TEST_EXPECT_MSG_EQ(t.nodes.size(), switches, what << ": switches");
             NS_TEST_EXPECT_MSG_EQ(t.nodes[t.root].sw, r, what << ": root");
             NS_TEST_EXPECT_MSG_EQ(t.nodes[t.root].subtree.size(), members.size(), what);
-            NS_TEST_EXPECT_MSG_EQ(t.UpLinks().size(), members.size() + switches - 1,
+            NS_TEST_EXPECT_MSG_EQ(t.UpLinks().size(),
+                                  members.size() + switches - 1,
                                   what << ": one edge per member and non-root switch");
             for (uint32_t m = 0; m < members.size(); ++m)
             {
@@ -118,8 +124,7 @@ class TreeShapeTest : public TestCase
         Check(sw, 0, {1, 5, 6}, 1, 1, 1, "Switch, part of the line");
 
         // Clos: 16 NPUs, 4 per leaf, 4 spines
-        const Topology clos =
-            Topology::FromDimensions({ClosDimension(16, 4, 4, 50, 500, 50, 700)});
+        const Topology clos = Topology::FromDimensions({ClosDimension(16, 4, 4, 50, 500, 50, 700)});
         Check(clos, 0, Range(0, 16), 2, 5, 4, "Clos 16, every leaf");
         Check(clos, 0, Range(4, 8), 1, 1, 1, "Clos, one leaf");
         Check(clos, 0, {0, 5, 9}, 2, 4, 4, "Clos, three leaves");
@@ -415,12 +420,15 @@ class EdgeBytesTest : public TestCase
                               "AG: a member receives the others' data");
         // reduce-scatter: a leaf's downlink carries its members' shards
         op.kind = InSwitchOpKind::REDUCE_SCATTER;
-        NS_TEST_EXPECT_MSG_EQ(InSwitchAggregation::EdgeBytes(op, t, leaf, false), 4 * (s / 16), "RS");
+        NS_TEST_EXPECT_MSG_EQ(InSwitchAggregation::EdgeBytes(op, t, leaf, false),
+                              4 * (s / 16),
+                              "RS");
         // reduce to member 0: only the root's path carries the result down
         op.kind = InSwitchOpKind::REDUCE;
         op.root = 0;
         NS_TEST_EXPECT_MSG_EQ(InSwitchAggregation::EdgeBytes(op, t, leaf, false), s, "reduce");
-        NS_TEST_EXPECT_MSG_EQ(InSwitchAggregation::EdgeBytes(op, t, t.attach[4], false), 0u,
+        NS_TEST_EXPECT_MSG_EQ(InSwitchAggregation::EdgeBytes(op, t, t.attach[4], false),
+                              0u,
                               "reduce: other leaves get nothing");
         // broadcast from member 0: only its path carries the data up
         op.kind = InSwitchOpKind::BROADCAST;

@@ -29,7 +29,9 @@ AggregationSchedule::Make(InSwitchOpKind kind,
     s.root = root;
     s.bytes = std::max<uint64_t>(1, bytes);
     s.payload = std::max<uint32_t>(1, payload);
-    auto packets = [&s](uint64_t b) { return std::max<uint64_t>(1, (b + s.payload - 1) / s.payload); };
+    auto packets = [&s](uint64_t b) {
+        return std::max<uint64_t>(1, (b + s.payload - 1) / s.payload);
+    };
     switch (kind)
     {
     case InSwitchOpKind::REDUCE_SCATTER:

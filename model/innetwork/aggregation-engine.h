@@ -193,18 +193,18 @@ class AggregationEngine : public Object, private RdmaFrameReceiver
     /// One tree at this engine.
     struct Tree
     {
-        uint32_t children{0};                   //!< children
-        uint32_t words{0};                      //!< bitmap words per slot
-        bool root{false};                       //!< this switch is the root
-        std::vector<int32_t> memberChild;       //!< member -> child (or -1)
-        std::vector<uint32_t> childSize;        //!< child -> members below
+        uint32_t children{0};                    //!< children
+        uint32_t words{0};                       //!< bitmap words per slot
+        bool root{false};                        //!< this switch is the root
+        std::vector<int32_t> memberChild;        //!< member -> child (or -1)
+        std::vector<uint32_t> childSize;         //!< child -> members below
         std::vector<Ptr<RdmaQueuePair>> childQp; //!< this end of the child connections
-        Ptr<RdmaQueuePair> parentQp;            //!< this end of the parent connection
-        AggregationSchedule sched;              //!< current operation
-        uint32_t serial{0};                     //!< its serial
-        bool active{false};                     //!< an operation was begun
-        std::vector<Slot> slots;                //!< the window
-        std::vector<uint64_t> bits;             //!< contributor bitmaps (slots x words)
+        Ptr<RdmaQueuePair> parentQp;             //!< this end of the parent connection
+        AggregationSchedule sched;               //!< current operation
+        uint32_t serial{0};                      //!< its serial
+        bool active{false};                      //!< an operation was begun
+        std::vector<Slot> slots;                 //!< the window
+        std::vector<uint64_t> bits;              //!< contributor bitmaps (slots x words)
     };
 
     /// A frame's role: which tree, and which child (or the parent).
@@ -224,12 +224,12 @@ class AggregationEngine : public Object, private RdmaFrameReceiver
     /// Register a QP's role \param qp this engine's QP \param r role
     void SetRole(const Ptr<RdmaQueuePair>& qp, Role r);
 
-    uint32_t m_switch{0};                  //!< switch node id
-    Ptr<RdmaHostStack> m_stack;            //!< the endpoint
-    RdmaFrameReceiver* m_next{nullptr};    //!< the transport behind the tap
-    std::vector<Tree> m_trees;             //!< trees at this engine
-    std::vector<Role> m_roles;             //!< by local QP number - first QP number
-    Stats m_stats;                         //!< counters
+    uint32_t m_switch{0};               //!< switch node id
+    Ptr<RdmaHostStack> m_stack;         //!< the endpoint
+    RdmaFrameReceiver* m_next{nullptr}; //!< the transport behind the tap
+    std::vector<Tree> m_trees;          //!< trees at this engine
+    std::vector<Role> m_roles;          //!< by local QP number - first QP number
+    Stats m_stats;                      //!< counters
 };
 
 } // namespace astra

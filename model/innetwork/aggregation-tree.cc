@@ -134,18 +134,17 @@ AggregationTreeBuilder::FirstHops(uint32_t dim, const std::vector<uint32_t>& mem
         {
             if (d != dim && m_topo.GetCoordinate(m, d) != m_topo.GetCoordinate(members[0], d))
             {
-                throw std::invalid_argument("in-switch: NPUs " + std::to_string(members[0]) +
-                                            " and " + std::to_string(m) +
-                                            " differ in more than dimension " +
-                                            std::to_string(dim));
+                throw std::invalid_argument(
+                    "in-switch: NPUs " + std::to_string(members[0]) + " and " + std::to_string(m) +
+                    " differ in more than dimension " + std::to_string(dim));
             }
         }
         const uint32_t sw = m_topo.GetAttachSwitch(m, dim);
         if (sw == UINT32_MAX)
         {
-            throw std::invalid_argument(
-                std::string("in-switch: dimension ") + std::to_string(dim) + " (" +
-                DimTypeName(m_topo.GetDimensions()[dim].type) + ") has no switches");
+            throw std::invalid_argument(std::string("in-switch: dimension ") + std::to_string(dim) +
+                                        " (" + DimTypeName(m_topo.GetDimensions()[dim].type) +
+                                        ") has no switches");
         }
         hops.push_back(sw);
     }
@@ -234,7 +233,9 @@ AggregationTreeBuilder::RootCandidates(uint32_t dim, const std::vector<uint32_t>
 }
 
 AggregationTree
-AggregationTreeBuilder::Build(uint32_t dim, const std::vector<uint32_t>& members, uint32_t root) const
+AggregationTreeBuilder::Build(uint32_t dim,
+                              const std::vector<uint32_t>& members,
+                              uint32_t root) const
 {
     const std::vector<uint32_t> first = FirstHops(dim, members);
     const auto& links = m_topo.GetLinks();

@@ -28,15 +28,15 @@ namespace astra
 /// One switch of a reduction tree.
 struct AggregationTreeNode
 {
-    uint32_t sw{0};                   //!< topology node id of the switch
-    int32_t parent{-1};               //!< index of the parent in AggregationTree::nodes; -1: root
-    Topology::Hop up{0, 0};           //!< the link to the parent, directed upwards (root: unused)
-    uint32_t level{0};                //!< 0: a first-hop switch; root: depth - 1
-    std::vector<uint32_t> children;   //!< child switches (indices in nodes)
-    std::vector<uint32_t> members;    //!< member indices attached to this switch directly
-    std::vector<uint32_t> subtree;    //!< member indices below this switch (sorted)
-    uint32_t ports{0};                //!< switch ports the tree uses (children + parent)
-    std::vector<uint32_t> portLinks;  //!< topology links of those ports
+    uint32_t sw{0};                  //!< topology node id of the switch
+    int32_t parent{-1};              //!< index of the parent in AggregationTree::nodes; -1: root
+    Topology::Hop up{0, 0};          //!< the link to the parent, directed upwards (root: unused)
+    uint32_t level{0};               //!< 0: a first-hop switch; root: depth - 1
+    std::vector<uint32_t> children;  //!< child switches (indices in nodes)
+    std::vector<uint32_t> members;   //!< member indices attached to this switch directly
+    std::vector<uint32_t> subtree;   //!< member indices below this switch (sorted)
+    uint32_t ports{0};               //!< switch ports the tree uses (children + parent)
+    std::vector<uint32_t> portLinks; //!< topology links of those ports
 };
 
 /**
@@ -45,13 +45,13 @@ struct AggregationTreeNode
  */
 struct AggregationTree
 {
-    int32_t dim{-1};                       //!< the dimension
-    std::vector<uint32_t> members;         //!< member NPUs (sorted)
+    int32_t dim{-1};                        //!< the dimension
+    std::vector<uint32_t> members;          //!< member NPUs (sorted)
     std::vector<AggregationTreeNode> nodes; //!< switches; the root is nodes[root]
-    uint32_t root{0};                      //!< index of the root in nodes
-    uint32_t depth{0};                     //!< switch levels (1: a single switch)
-    std::vector<uint32_t> attach;          //!< per member: index of its first-hop switch
-    std::vector<Topology::Hop> memberUp;   //!< per member: its link to that switch, upwards
+    uint32_t root{0};                       //!< index of the root in nodes
+    uint32_t depth{0};                      //!< switch levels (1: a single switch)
+    std::vector<uint32_t> attach;           //!< per member: index of its first-hop switch
+    std::vector<Topology::Hop> memberUp;    //!< per member: its link to that switch, upwards
 
     /// \return every tree edge, directed upwards: members' links first, then switch links
     std::vector<Topology::Hop> UpLinks() const;

@@ -83,8 +83,7 @@ std::vector<uint32_t>
 FlowInSwitch::EdgeLinks(uint32_t tree, uint32_t e, bool up) const
 {
     const AggregationTree& t = GetTree(tree);
-    const Topology::Hop h = e < t.members.size() ? t.memberUp[e]
-                                                 : t.nodes[e - t.members.size()].up;
+    const Topology::Hop h = e < t.members.size() ? t.memberUp[e] : t.nodes[e - t.members.size()].up;
     const uint32_t dir = up ? h.dir : 1u - h.dir;
     std::vector<uint32_t> out{2 * h.link + dir};
     const uint32_t cap = m_caps[tree][2 * e + (up ? 0 : 1)];

@@ -60,9 +60,9 @@ class FlowInSwitch : public InSwitchAggregation, private MessageSink
     /// The directed links of tree edge \p e (members' links first) \param tree \param e \param up
     std::vector<uint32_t> EdgeLinks(uint32_t tree, uint32_t e, bool up) const;
 
-    FlowBackend* m_flow{nullptr};                  //!< the backend
-    std::vector<std::vector<uint32_t>> m_caps;     //!< per tree: cap link per edge x 2 (or none)
-    std::vector<uint32_t> m_left;                  //!< per operation id: flows not drained
+    FlowBackend* m_flow{nullptr};              //!< the backend
+    std::vector<std::vector<uint32_t>> m_caps; //!< per tree: cap link per edge x 2 (or none)
+    std::vector<uint32_t> m_left;              //!< per operation id: flows not drained
 };
 
 } // namespace astra

@@ -248,9 +248,9 @@ InSwitchAggregation::CheckResources(const AggregationTree& t) const
         const SwitchUse use = it == m_switchUse.end() ? SwitchUse{} : it->second;
         if (use.slots + m_treeSlots > m_slots)
         {
-            return "switch " + std::to_string(n.sw) + " has " + std::to_string(m_slots - use.slots) +
-                   " free slots of " + std::to_string(m_slots) + ", the tree needs " +
-                   std::to_string(m_treeSlots);
+            return "switch " + std::to_string(n.sw) + " has " +
+                   std::to_string(m_slots - use.slots) + " free slots of " +
+                   std::to_string(m_slots) + ", the tree needs " + std::to_string(m_treeSlots);
         }
         if (m_treesPerSwitch != 0 && use.trees + 1 > m_treesPerSwitch)
         {
@@ -338,8 +338,7 @@ InSwitchAggregation::Reserve(uint32_t dim, const std::vector<uint32_t>& members,
     {
         throw InputError("in-switch collective: no switch of dimension " + std::to_string(dim) +
                          " is above all " + std::to_string(members.size()) +
-                         " members of the group (NPU " + std::to_string(members.front()) +
-                         " ...)");
+                         " members of the group (NPU " + std::to_string(members.front()) + " ...)");
     }
     int32_t chosen = -1;
     AggregationTree tree;
@@ -419,19 +418,22 @@ InSwitchAggregation::Join(const InSwitchOp& op,
                           uint64_t cookie,
                           bool notifySent)
 {
+    // the group's tree: an operation is identified by its key and its tree (the lines of a
+    // collective share a key)
+    std::vector<uint32_t> group;
+    group.reserve(op.members->size() + 1);
+    group.push_back(uint32_t(op.dim));
+    group.insert(group.end(), op.members->begin(), op.members->end());
+    auto g = m_groups.find(group);
+    if (g == m_groups.end() || g->second < 0)
+    {
+        throw std::logic_error("in-switch: operation on a group without a reserved tree");
+    }
+    const OpKey opKey{op.key, uint32_t(g->second)};
     uint32_t id;
-    auto it = m_opByKey.find(op.key);
+    auto it = m_opByKey.find(opKey);
     if (it == m_opByKey.end())
     {
-        std::vector<uint32_t> key;
-        key.reserve(op.members->size() + 1);
-        key.push_back(uint32_t(op.dim));
-        key.insert(key.end(), op.members->begin(), op.members->end());
-        auto g = m_groups.find(key);
-        if (g == m_groups.end() || g->second < 0)
-        {
-            throw std::logic_error("in-switch: operation on a group without a reserved tree");
-        }
         if (m_freeOps.empty())
         {
             id = uint32_t(m_ops.size());
@@ -456,7 +458,7 @@ InSwitchAggregation::Join(const InSwitchOp& op,
                 ++o.contributors;
             }
         }
-        m_opByKey.emplace(op.key, id);
+        m_opByKey.emplace(opKey, id);
     }
     else
     {
@@ -633,7 +635,7 @@ InSwitchAggregation::MaybeFree(uint32_t id)
     {
         return;
     }
-    m_opByKey.erase(o.op.key);
+    m_opByKey.erase(OpKey{o.op.key, o.tree});
     o.inUse = false;
     o.members.clear();
     o.op.members.reset();
@@ -667,8 +669,8 @@ InSwitchAggregation::EdgeBytes(const InSwitchOp& op,
     const uint32_t n = uint32_t(op.members->size());
     if (node >= tree.nodes.size())
     {
-        const InSwitchVolume v = InSwitchBytes(op.kind, n, node - uint32_t(tree.nodes.size()),
-                                               op.root, op.bytes);
+        const InSwitchVolume v =
+            InSwitchBytes(op.kind, n, node - uint32_t(tree.nodes.size()), op.root, op.bytes);
         return up ? v.up : v.down;
     }
     const AggregationTreeNode& c = tree.nodes[node];
@@ -794,11 +796,10 @@ void
 InSwitchAggregation::PrintSummary(std::ostream& os) const
 {
     os << "in-network aggregation: " << m_stats.trees << " tree(s), " << m_stats.operations
-       << " operation(s) on trees (" << m_stats.bytesUp << " B contributed, "
-       << m_stats.bytesDown << " B of results), " << m_stats.fallbacks
-       << " group(s) fell back to the host algorithm, " << m_stats.waits
-       << " operation(s) waited for resources (" << m_stats.waitTime.GetNanoSeconds()
-       << " ns in all)\n";
+       << " operation(s) on trees (" << m_stats.bytesUp << " B contributed, " << m_stats.bytesDown
+       << " B of results), " << m_stats.fallbacks << " group(s) fell back to the host algorithm, "
+       << m_stats.waits << " operation(s) waited for resources ("
+       << m_stats.waitTime.GetNanoSeconds() << " ns in all)\n";
 }
 
 } // namespace astra

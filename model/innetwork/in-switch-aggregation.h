@@ -78,13 +78,13 @@ class InSwitchAggregation : public InSwitchNetwork
     /// Counters for reports and tests.
     struct Stats
     {
-        uint64_t trees{0};          //!< trees granted (fallback policy) or built (wait)
-        uint64_t fallbacks{0};      //!< groups that got no tree (fallback policy)
-        uint64_t operations{0};     //!< operations run on trees
-        uint64_t waits{0};          //!< operations that waited for resources
-        Time waitTime{0};           //!< total time operations waited for resources
-        uint64_t bytesUp{0};        //!< payload bytes members contributed
-        uint64_t bytesDown{0};      //!< payload bytes members received
+        uint64_t trees{0};            //!< trees granted (fallback policy) or built (wait)
+        uint64_t fallbacks{0};        //!< groups that got no tree (fallback policy)
+        uint64_t operations{0};       //!< operations run on trees
+        uint64_t waits{0};            //!< operations that waited for resources
+        Time waitTime{0};             //!< total time operations waited for resources
+        uint64_t bytesUp{0};          //!< payload bytes members contributed
+        uint64_t bytesDown{0};        //!< payload bytes members received
         uint64_t resultsDelivered{0}; //!< member results delivered
     };
 
@@ -213,18 +213,18 @@ class InSwitchAggregation : public InSwitchNetwork
     /// One operation.
     struct Operation
     {
-        InSwitchOp op;               //!< the description
-        uint32_t tree{0};            //!< its tree
-        std::vector<Member> members; //!< per member
-        MessageSink* sink{nullptr};  //!< where completions go
-        uint32_t joined{0};          //!< members that joined
-        uint32_t contributors{0};    //!< members with bytes to contribute
+        InSwitchOp op;                  //!< the description
+        uint32_t tree{0};               //!< its tree
+        std::vector<Member> members;    //!< per member
+        MessageSink* sink{nullptr};     //!< where completions go
+        uint32_t joined{0};             //!< members that joined
+        uint32_t contributors{0};       //!< members with bytes to contribute
         uint32_t contributorsJoined{0}; //!< of those, joined
-        uint32_t serial{0};          //!< per-tree operation number (wire identity)
-        bool started{false};         //!< StartOperation called
-        bool finished{false};        //!< FinishOperation called
-        Time readyAt{0};             //!< when every contributor had joined
-        bool inUse{false};           //!< slot in use
+        uint32_t serial{0};             //!< per-tree operation number (wire identity)
+        bool started{false};            //!< StartOperation called
+        bool finished{false};           //!< FinishOperation called
+        Time readyAt{0};                //!< when every contributor had joined
+        bool inUse{false};              //!< slot in use
     };
 
     /**
@@ -261,13 +261,13 @@ class InSwitchAggregation : public InSwitchNetwork
     /// A tree and its scheduling state.
     struct TreeState
     {
-        AggregationTree tree;           //!< the tree
-        bool held{false};               //!< resources held
-        int32_t running{-1};            //!< operation on the tree, or -1
-        std::deque<uint32_t> ready;     //!< ready operations, in order
-        bool waiting{false};            //!< in m_waiting
-        Time waitingSince{0};           //!< when it started waiting
-        uint32_t serial{0};             //!< operations started
+        AggregationTree tree;       //!< the tree
+        bool held{false};           //!< resources held
+        int32_t running{-1};        //!< operation on the tree, or -1
+        std::deque<uint32_t> ready; //!< ready operations, in order
+        bool waiting{false};        //!< in m_waiting
+        Time waitingSince{0};       //!< when it started waiting
+        uint32_t serial{0};         //!< operations started
     };
 
     /// Per switch: what trees hold.
@@ -299,16 +299,40 @@ class InSwitchAggregation : public InSwitchNetwork
     DataRate m_reductionRate{0};
     Time m_engineLatency{0};
 
-    std::vector<TreeState> m_trees;                          //!< trees built
-    std::map<std::vector<uint32_t>, int32_t> m_groups;       //!< dim + members -> tree or -1
-    std::unordered_map<uint32_t, SwitchUse> m_switchUse;     //!< per switch node
+    std::vector<TreeState> m_trees;                              //!< trees built
+    std::map<std::vector<uint32_t>, int32_t> m_groups;           //!< dim + members -> tree or -1
+    std::unordered_map<uint32_t, SwitchUse> m_switchUse;         //!< per switch node
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> m_portUse; //!< (switch, link) -> trees
-    std::deque<uint32_t> m_waiting;                          //!< trees waiting for resources
-    std::vector<Operation> m_ops;                            //!< operations, by id
-    std::vector<uint32_t> m_freeOps;                         //!< reusable ids
-    std::unordered_map<uint64_t, uint32_t> m_opByKey;        //!< key -> id
-    uint64_t m_pending{0};                                   //!< operations running on trees
-    uint64_t m_progress{0};                                  //!< progress counter
+    std::deque<uint32_t> m_waiting;                              //!< trees waiting for resources
+    std::vector<Operation> m_ops;                                //!< operations, by id
+    std::vector<uint32_t> m_freeOps;                             //!< reusable ids
+
+    /// An operation's identity: its key and its tree (the lines of a collective share a key).
+    struct OpKey
+    {
+        uint64_t key;  //!< InSwitchOp::key
+        uint32_t tree; //!< tree index
+
+        /// \param o other \return equal
+        bool operator==(const OpKey& o) const
+        {
+            return key == o.key && tree == o.tree;
+        }
+    };
+
+    /// Hash of an OpKey.
+    struct OpKeyHash
+    {
+        /// \param k key \return hash
+        size_t operator()(const OpKey& k) const
+        {
+            return std::hash<uint64_t>()(k.key ^ (uint64_t(k.tree) * 0x9E3779B97F4A7C15ull));
+        }
+    };
+
+    std::unordered_map<OpKey, uint32_t, OpKeyHash> m_opByKey; //!< (key, tree) -> id
+    uint64_t m_pending{0};                                    //!< operations running on trees
+    uint64_t m_progress{0};                                   //!< progress counter
 
     /// Trace: an operation started on its tree (key, tree, ready time).
     TracedCallback<uint64_t, uint32_t> m_startTrace;

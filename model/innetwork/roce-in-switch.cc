@@ -419,8 +419,7 @@ RoceInSwitch::RxComplete(RdmaQueuePair& qp, const RdmaMessageInfo& info)
                 ++m_hostStats.valueErrors;
                 ASTRA_WARN("in-switch-wrong-result",
                            "in-switch tree " << tree << ": member " << m << " got " << info.imm
-                                             << " for sequence " << q << ", expected "
-                                             << expect);
+                                             << " for sequence " << q << ", expected " << expect);
             }
         }
     }

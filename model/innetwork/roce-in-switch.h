@@ -125,12 +125,12 @@ class RoceInSwitch : public InSwitchAggregation, private RdmaQpConsumer
     /// A tree's packet-level state.
     struct TreeRun
     {
-        std::vector<Host> hosts;           //!< per member
-        std::vector<uint32_t> engineTree;  //!< per tree node: its index in that node's engine
-        int32_t op{-1};                    //!< operation running, or -1
-        uint32_t serial{0};                //!< its serial (24 bits)
-        AggregationSchedule sched;         //!< its schedule
-        uint32_t done{0};                  //!< members done
+        std::vector<Host> hosts;          //!< per member
+        std::vector<uint32_t> engineTree; //!< per tree node: its index in that node's engine
+        int32_t op{-1};                   //!< operation running, or -1
+        uint32_t serial{0};               //!< its serial (24 bits)
+        AggregationSchedule sched;        //!< its schedule
+        uint32_t done{0};                 //!< members done
     };
 
     void TxComplete(RdmaQueuePair& qp, const RdmaMessageInfo& info) override;
@@ -150,10 +150,10 @@ class RoceInSwitch : public InSwitchAggregation, private RdmaQpConsumer
     std::vector<TreeRun> m_runs;                          //!< per tree
     /// per NPU: QP number -> (tree << 32 | member) + 1 (0: not an in-switch QP)
     std::vector<std::vector<uint64_t>> m_roles;
-    ValueFunction m_value;    //!< user values (or the pattern)
-    ResultCallback m_result;  //!< user result callback
-    HostStats m_hostStats;    //!< counters
-    uint8_t m_priority{3};    //!< data priority of the connections
+    ValueFunction m_value;   //!< user values (or the pattern)
+    ResultCallback m_result; //!< user result callback
+    HostStats m_hostStats;   //!< counters
+    uint8_t m_priority{3};   //!< data priority of the connections
 };
 
 } // namespace astra

@@ -70,8 +70,8 @@ InSwitchVolume InSwitchBytes(InSwitchOpKind kind,
 struct InSwitchOp
 {
     uint64_t key{0}; //!< identifies the operation on every member (system layer: its tag)
-    InSwitchOpKind kind{InSwitchOpKind::ALL_REDUCE}; //!< what it computes
-    int32_t dim{-1};                                 //!< the dimension its members span
+    InSwitchOpKind kind{InSwitchOpKind::ALL_REDUCE};      //!< what it computes
+    int32_t dim{-1};                                      //!< the dimension its members span
     std::shared_ptr<const std::vector<uint32_t>> members; //!< ordered NPU ids
     uint32_t root{0};                                     //!< member index of the root
     uint64_t bytes{0};                                    //!< bytes per member (see InSwitchBytes)

@@ -171,8 +171,8 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
             {
                 continue;
             }
-            const std::string entry = std::string(l.first) + " entry " + std::to_string(i) +
-                                      " (inSwitch): ";
+            const std::string entry =
+                std::string(l.first) + " entry " + std::to_string(i) + " (inSwitch): ";
             if (l.second == &m_params.allToAll)
             {
                 throw InputError(entry + "the switches do not run ALL_TO_ALL (in-switch runs "
@@ -432,20 +432,20 @@ SystemContext::ReserveInSwitch(const CollectiveRequest& req, const CollectivePha
     {
         return true;
     }
+    if (ph.myIndex != 0)
+    {
+        return false; // reported by the group's first member
+    }
     ASTRA_WARN("in-switch-fallback",
                "collective '" << req.name << "' on group '" << req.group << "' ("
                               << ph.peers->size() << " NPUs, dimension " << ph.dim
-                              << "): no aggregation tree (" << why
-                              << "); its " << PhaseOpName(ph.op)
-                              << " runs the host algorithm (ring)");
+                              << "): no aggregation tree (" << why << "); its "
+                              << PhaseOpName(ph.op) << " runs the host algorithm (ring)");
     return false;
 }
 
 void
-SystemContext::JoinInSwitch(const InSwitchOp& op,
-                            uint32_t member,
-                            uint64_t cookie,
-                            bool notifySent)
+SystemContext::JoinInSwitch(const InSwitchOp& op, uint32_t member, uint64_t cookie, bool notifySent)
 {
     m_inSwitch->Join(op, member, this, cookie, notifySent);
 }
@@ -644,21 +644,11 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
     uint32_t id = m_ctx->RegisterCollective(key, created);
     c->id = id;
     CollectiveRecord& rec = m_ctx->Record(id);
-    // in-switch phases run on their group's tree if it got one: the first member to issue
-    // the collective asks, every member follows its answer
-    for (size_t p = 0; p < plan.phases.size(); ++p)
+    // in-switch phases run on their group's tree if it got one (the backend decides once
+    // per group and dimension: every member of the phase gets the same answer)
+    for (auto& ph : plan.phases)
     {
-        CollectivePhase& ph = plan.phases[p];
-        if (!ph.algo.inSwitch)
-        {
-            continue;
-        }
-        if (created)
-        {
-            rec.inSwitch.resize(plan.phases.size(), 0);
-            rec.inSwitch[p] = m_ctx->ReserveInSwitch(c->req, ph) ? 1 : 0;
-        }
-        if (p >= rec.inSwitch.size() || !rec.inSwitch[p])
+        if (ph.algo.inSwitch && !m_ctx->ReserveInSwitch(c->req, ph))
         {
             ph.algo.inSwitch = false;
             ph.algo.spec.kind = AlgoKind::RING;

@@ -55,9 +55,6 @@ struct CollectiveRecord
     uint32_t started{0};           //!< members that issued it
     uint32_t finished{0};          //!< members that finished it
     std::vector<uint32_t> issuers; //!< NPUs that issued it, in order
-    /// per phase: 1 if an in-switch phase got its group's tree, 0 if it runs the host
-    /// algorithm instead (decided by the first member; empty without in-switch phases)
-    std::vector<uint8_t> inSwitch;
 };
 
 /**
@@ -151,8 +148,9 @@ class SystemContext : public Object, public MessageSink
     InSwitchNetwork* GetInSwitchNetwork() const;
 
     /**
-     * \internal Ask for the tree of an in-switch phase's group (its first
-     * member, once per collective); on a refusal warn (in-switch-fallback).
+     * \internal Ask for the tree of an in-switch phase's group (every member
+     * asks; the backend decides once per group and dimension); on a refusal
+     * the group's first member warns (in-switch-fallback).
      * \param req the collective
      * \param ph the phase
      * \return true if the phase runs in the switches
@@ -224,11 +222,11 @@ class SystemContext : public Object, public MessageSink
     std::unordered_map<std::string, uint32_t> m_collIds;
     std::vector<CollectiveRecord> m_records;
     uint64_t m_sent{0};
-    bool m_batching{true};              //!< EventBatching attribute
-    bool m_useFixedTimes{true};         //!< FixedTimeShortcuts attribute
-    FixedTimeNetwork* m_fixed{nullptr}; //!< the backend's, if m_useFixedTimes
+    bool m_batching{true};                //!< EventBatching attribute
+    bool m_useFixedTimes{true};           //!< FixedTimeShortcuts attribute
+    FixedTimeNetwork* m_fixed{nullptr};   //!< the backend's, if m_useFixedTimes
     InSwitchNetwork* m_inSwitch{nullptr}; //!< the backend's in-switch interface, if any
-    bool m_batcherOwner{false};         //!< this context enabled the EventBatcher
+    bool m_batcherOwner{false};           //!< this context enabled the EventBatcher
     TracedCallback<const NetMessage&> m_sentTrace;
 
     /// ProcessingDelay memo entry (NPUs of one phase receive the same sizes, so a small
