@@ -17,9 +17,9 @@
 #include "ns3/event-batcher.h"
 #include "ns3/flow-backend.h"
 #include "ns3/network-backend-factory.h"
-#include "ns3/workload-graph.h"
 #include "ns3/roce-backend.h"
 #include "ns3/test.h"
+#include "ns3/workload-graph.h"
 
 #include <algorithm>
 #include <sstream>
@@ -381,7 +381,9 @@ class AlgorithmRegistryCase : public TestCase
         {
             all += n + " ";
         }
-        NS_TEST_EXPECT_MSG_EQ(all, "ring direct halvingDoubling doubleBinaryTree inSwitch ", "registry");
+        NS_TEST_EXPECT_MSG_EQ(all,
+                              "ring direct halvingDoubling doubleBinaryTree inSwitch ",
+                              "registry");
         for (const auto& n : names)
         {
             const AlgoSpec s = AlgoSpec::Parse(n);

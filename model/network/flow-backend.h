@@ -326,6 +326,7 @@ class FlowBackend : public NetworkBackend
     std::vector<uint32_t> m_compLinks; //!< scratch: component links
     std::vector<uint32_t> m_compFlows; //!< scratch: component flows
     std::vector<Topology::Hop> m_hops; //!< scratch: route
+
     std::vector<uint32_t> m_dirScratch; //!< scratch: the route's directed links
     size_t m_topoDirLinks{0};           //!< directed links of the topology (extra ones follow)
 

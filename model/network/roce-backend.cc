@@ -1,7 +1,6 @@
 #include "roce-backend.h"
 
 #include "in-switch-network.h"
-
 #include "roce-config-reader.h"
 
 #include "ns3/abort.h"

@@ -183,14 +183,15 @@ CollectivePlanner::AddPhase(CollectivePlan& plan,
         else if (ph.myIndex == 0)
         {
             ASTRA_WARN("in-switch-flag-not-honoured",
-                       "collective '" << req.name << "' asks for in-switch execution (in_switch) "
-                                      << "but its " << PhaseOpName(op) << " phase on "
-                                      << (dim < 0 ? std::string("a flat (routed) group")
-                                                  : "dimension " + std::to_string(dim))
-                                      << " cannot run in the switches ("
-                                      << (m_inSwitchAvailable ? "no aggregating switches there"
-                                                              : "the backend has no in-switch model")
-                                      << "); using " << AlgoKindName(want.kind));
+                       "collective '"
+                           << req.name << "' asks for in-switch execution (in_switch) "
+                           << "but its " << PhaseOpName(op) << " phase on "
+                           << (dim < 0 ? std::string("a flat (routed) group")
+                                       : "dimension " + std::to_string(dim))
+                           << " cannot run in the switches ("
+                           << (m_inSwitchAvailable ? "no aggregating switches there"
+                                                   : "the backend has no in-switch model")
+                           << "); using " << AlgoKindName(want.kind));
         }
     }
     if (want.kind == AlgoKind::IN_SWITCH && !IsInSwitchOp(op))

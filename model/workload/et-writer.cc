@@ -244,9 +244,8 @@ AppendChakraNode(std::string& out, const WorkloadNode& n, bool legacy)
     // numerics are packed, negative int32/int64 are 10-byte varints. The body is
     // encoded with raw pointer writes into a buffer sized by an upper bound.
     const size_t deps = n.ctrlDeps.size() + n.dataDeps.size();
-    const size_t bound =
-        512 + 16 + n.name.size() + n.pgName.size() + n.opType.size() + n.involvedDim.size() +
-        10 * deps;
+    const size_t bound = 512 + 16 + n.name.size() + n.pgName.size() + n.opType.size() +
+                         n.involvedDim.size() + 10 * deps;
     char stackBuf[1024];
     std::string heapBuf;
     char* buf = stackBuf;
