@@ -17,6 +17,8 @@
 #include "ns3/core-module.h"
 #include "ns3/in-switch-aggregation.h"
 #include "ns3/network-backend-factory.h"
+#include "ns3/node-list.h"
+#include "ns3/rdma-net-device.h"
 #include "ns3/workload-generator.h"
 
 #include <chrono>
@@ -43,6 +45,8 @@ struct Result
     double busbw{0};     //!< GB/s (1e9 B)
     double wallS{0};     //!< wall-clock seconds of the run
     int status{0};       //!< the scenario's status
+    uint64_t events{0};  //!< simulator events
+    uint64_t hops{0};    //!< roce: frames sent on every link (packet-hops, incl. engine ports)
     std::string summary; //!< in-network summary line (in-switch runs)
 };
 
@@ -155,6 +159,17 @@ Run(int argc, char* argv[])
             r.bytes = s;
             r.status = sc.Run();
             r.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+            r.events = Simulator::GetEventCount();
+            for (auto n = NodeList::Begin(); n != NodeList::End(); ++n)
+            {
+                for (uint32_t i = 0; i < (*n)->GetNDevices(); ++i)
+                {
+                    if (Ptr<RdmaNetDevice> d = DynamicCast<RdmaNetDevice>((*n)->GetDevice(i)))
+                    {
+                        r.hops += d->GetTxFrames();
+                    }
+                }
+            }
             const auto& recs = sc.GetContext()->GetRecords();
             if (r.status == 0 && !recs.empty())
             {
@@ -191,7 +206,7 @@ Run(int argc, char* argv[])
               << "   (GB/s, GB = 1e9 B)\n";
     std::ofstream csv(outDir + "/results.csv");
     csv << "bytes,ring_ns,ring_algbw,ring_busbw,innet_ns,innet_algbw,innet_busbw,speedup,"
-           "ring_wall_s,innet_wall_s\n";
+           "ring_wall_s,innet_wall_s,ring_events,innet_events,ring_packet_hops,innet_packet_hops\n";
     std::ofstream dat(outDir + "/busbw.dat");
     dat << "# bytes ring_busbw innet_busbw (GB/s)\n";
     for (size_t i = 0; i < sizes.size(); ++i)
@@ -207,7 +222,8 @@ Run(int argc, char* argv[])
                   << "\n";
         csv << sizes[i] << "," << r.timeNs << "," << r.algbw << "," << r.busbw << "," << n.timeNs
             << "," << n.algbw << "," << n.busbw << "," << speedup << "," << r.wallS << ","
-            << n.wallS << "\n";
+            << n.wallS << "," << r.events << "," << n.events << "," << r.hops << "," << n.hops
+            << "\n";
         dat << sizes[i] << " " << r.busbw << " " << n.busbw << "\n";
     }
     std::cout << std::defaultfloat;
@@ -217,7 +233,14 @@ Run(int argc, char* argv[])
     {
         std::cout << "largest size: " << results[1].back().summary;
         std::cout << "wall time of the largest size: ring " << results[0].back().wallS
-                  << " s, in-network " << results[1].back().wallS << " s\n";
+                  << " s, in-network " << results[1].back().wallS << " s";
+        if (results[1].back().hops > 0)
+        {
+            std::cout << " (" << results[0].back().hops << " and " << results[1].back().hops
+                      << " packet-hops, " << results[0].back().events << " and "
+                      << results[1].back().events << " events)";
+        }
+        std::cout << "\n";
     }
     if (plots)
     {

@@ -813,6 +813,106 @@ class NvlsRatioTest : public TestCase
     }
 };
 
+/// WRITE with immediate data on the wire and through the transport.
+class WireTest : public TestCase, private RdmaQpConsumer
+{
+  public:
+    WireTest()
+        : TestCase("WRITE with Immediate: frame sizes, fields, multi-packet message, completions")
+    {
+    }
+
+  private:
+    RdmaMessageInfo m_rx;           //!< RxComplete's record
+    RdmaMessageInfo m_tx;           //!< TxComplete's record
+    std::vector<RdmaMeta> m_frames; //!< data frames NPU 0 sent
+
+    void RxComplete(RdmaQueuePair&, const RdmaMessageInfo& info) override
+    {
+        m_rx = info;
+    }
+
+    void TxComplete(RdmaQueuePair&, const RdmaMessageInfo& info) override
+    {
+        m_tx = info;
+    }
+
+    static void OnTx(WireTest* self, const RdmaQueuedFrame& f)
+    {
+        if (f.meta.opcode <= RoceOpcode::WRITE_ONLY_IMM)
+        {
+            self->m_frames.push_back(f.meta);
+        }
+    }
+
+    void DoRun() override
+    {
+        // sizes: WRITE Only with Immediate = WRITE Only + 4 (ImmDt); the others + 4 over plain
+        RdmaMeta m;
+        m.kind = RdmaFrameKind::ROCE;
+        m.opcode = RoceOpcode::WRITE_ONLY;
+        m.payload = 1000;
+        const uint32_t plain = RoceFrame::GetFrameBytes(m);
+        m.opcode = RoceOpcode::WRITE_ONLY_IMM;
+        NS_TEST_EXPECT_MSG_EQ(RoceFrame::GetFrameBytes(m), plain + 4, "WRITE Only w/ Imm");
+        NS_TEST_EXPECT_MSG_EQ(plain, 1082u, "WRITE Only 1000 B (with FCS)");
+        m.opcode = RoceOpcode::WRITE_LAST;
+        const uint32_t last = RoceFrame::GetFrameBytes(m);
+        for (uint8_t op :
+             {RoceOpcode::WRITE_LAST_IMM, RoceOpcode::SEND_LAST_IMM, RoceOpcode::SEND_ONLY_IMM})
+        {
+            m.opcode = op;
+            NS_TEST_EXPECT_MSG_EQ(RoceFrame::GetFrameBytes(m), last + 4, "ImmDt " << int(op));
+        }
+        // every field survives the bytes
+        m.opcode = RoceOpcode::WRITE_ONLY_IMM;
+        m.srcIp = 0x0B000001;
+        m.dstIp = 0x0B000002;
+        m.sport = 0xC001;
+        m.destQp = 17;
+        m.psn = 0xABCDEF;
+        m.rethVa = AggregationAddress(0x123456, 0xFEDCBA9876ull);
+        m.rethLen = 1000;
+        m.immData = 0xDEADBEEF;
+        m.priority = 3;
+        m.ecn = 2;
+        Ptr<Packet> pkt = RoceFrame::Build(m);
+        RdmaMeta back;
+        NS_TEST_ASSERT_MSG_EQ(RoceFrame::Parse(pkt, back), true, "parses");
+        NS_TEST_EXPECT_MSG_EQ(int(back.opcode), int(RoceOpcode::WRITE_ONLY_IMM), "opcode");
+        NS_TEST_EXPECT_MSG_EQ(back.rethVa, m.rethVa, "RETH address");
+        NS_TEST_EXPECT_MSG_EQ((back.rethVa >> 40), 0x123456u, "serial");
+        NS_TEST_EXPECT_MSG_EQ(back.immData, 0xDEADBEEFu, "ImmDt");
+        NS_TEST_EXPECT_MSG_EQ(back.payload, 1000u, "payload");
+        NS_TEST_EXPECT_MSG_EQ(back.frameBytes, m.frameBytes, "size");
+        m.opcode = RoceOpcode::SEND_ONLY_IMM;
+        NS_TEST_ASSERT_MSG_EQ(RoceFrame::Parse(RoceFrame::Build(m), back), true, "SEND w/ Imm");
+        NS_TEST_EXPECT_MSG_EQ(back.immData, 0xDEADBEEFu, "SEND ImmDt");
+
+        // a 2500 B WRITE with immediate between two NPUs: First (RETH: the given address),
+        // Middle, Last with Immediate; both completions report the value
+        Net net({Clos16()});
+        net.Build();
+        net.Stack(0)->GetPort(0)->TraceConnectWithoutContext("MacTx",
+                                                             MakeBoundCallback(&OnTx, this));
+        Ptr<RdmaQueuePair> qp = net.Stack(0)->GetOrCreateQp(5, 3, 0, this);
+        net.Stack(0)->PostWriteImm(qp, 2500, 42, 0xCAFEF00D, 0x5000);
+        Simulator::Run();
+        Simulator::Destroy();
+        NS_TEST_ASSERT_MSG_EQ(m_frames.size(), 3u, "three packets");
+        NS_TEST_EXPECT_MSG_EQ(int(m_frames[0].opcode), int(RoceOpcode::WRITE_FIRST), "first");
+        NS_TEST_EXPECT_MSG_EQ(m_frames[0].rethVa, 0x5000u, "the given remote address");
+        NS_TEST_EXPECT_MSG_EQ(int(m_frames[1].opcode), int(RoceOpcode::WRITE_MIDDLE), "middle");
+        NS_TEST_EXPECT_MSG_EQ(int(m_frames[2].opcode), int(RoceOpcode::WRITE_LAST_IMM), "last");
+        NS_TEST_EXPECT_MSG_EQ(m_frames[2].immData, 0xCAFEF00Du, "ImmDt on the last frame");
+        NS_TEST_EXPECT_MSG_EQ(m_rx.hasImm, true, "responder sees immediate data");
+        NS_TEST_EXPECT_MSG_EQ(m_rx.imm, 0xCAFEF00Du, "from the frame");
+        NS_TEST_EXPECT_MSG_EQ(m_rx.bytes, 2500u, "bytes");
+        NS_TEST_EXPECT_MSG_EQ(m_tx.imm, 0xCAFEF00Du, "requester's completion");
+        NS_TEST_EXPECT_MSG_EQ(m_tx.tag, 42u, "tag");
+    }
+};
+
 } // namespace
 
 /// The suite.
@@ -822,6 +922,7 @@ class InNetworkRoceTestSuite : public TestSuite
     InNetworkRoceTestSuite()
         : TestSuite("astra-sim-innetwork-roce", UNIT)
     {
+        AddTestCase(new WireTest, TestCase::QUICK);
         AddTestCase(new ValuesTest, TestCase::QUICK);
         AddTestCase(new DropTest, TestCase::QUICK);
         AddTestCase(new BytesTest, TestCase::QUICK);
