@@ -182,8 +182,10 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
             if (!m_inSwitch)
             {
                 throw InputError(entry + "the " + (backend ? backend->GetName() : "missing") +
-                                 " backend has no in-switch model (mark the aggregating "
-                                 "dimensions with in_switch: 1 in the network configuration)");
+                                 " backend has no in-switch model attached (no dimension of "
+                                 "the network configuration is marked in_switch: 1, or the "
+                                 "backend's mode has none: the flow backend's store-and-forward "
+                                 "compat mode)");
             }
             // the entry applies to dimension i, and the last entry to every later one
             const size_t last = i + 1 == l.second->size() ? m_dims.size() : i + 1;
