@@ -733,11 +733,13 @@ AstraSystem::Pump(uint32_t q)
     {
         // only chunks of collectives every member has issued may take a slot: a slot held
         // for a collective a peer has not reached yet could block what that peer waits for
+        // (compat: ASTRA-sim 2.0 starts a chunk whether or not its peers have issued the
+        // collective; their data waits at the receiver)
         size_t best = SIZE_MAX;
         for (size_t i = 0; i < qu.waiting.size(); ++i)
         {
             const CollectiveRecord& rec = m_ctx->Record(qu.waiting[i]->coll->id);
-            if (rec.started < rec.members)
+            if (rec.started < rec.members && !m_compat)
             {
                 continue;
             }
@@ -1237,7 +1239,7 @@ AstraSystem::HandleCollMessage(const NetMessage& msg, bool processed)
         }
         return;
     }
-    if (s->queued && s->phase == phase)
+    if (s->queued && s->phase == phase && !m_compat)
     {
         // A peer already runs this chunk: admit it now even beyond the slot limit. NPUs may
         // issue collectives in different orders; without this, per-NPU slot choices can
