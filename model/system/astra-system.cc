@@ -711,8 +711,7 @@ AstraSystem::Enqueue(Stream* s)
     const SystemParams& p = m_ctx->GetParams();
     const CollectivePhase& ph = s->coll->phases[s->phase];
     // the queues of the phase's dimension (flat phases: the extra last dimension)
-    const uint32_t nd = static_cast<uint32_t>(m_ctx->GetDims().size());
-    const uint32_t queueBase = (ph.dim < 0 ? nd : static_cast<uint32_t>(ph.dim)) * p.queuesPerDim;
+    const uint32_t queueBase = ph.queueDim * p.queuesPerDim;
     uint32_t nq = p.queuesPerDim;
     if (ph.op == PhaseOp::ALL_REDUCE && nq > 1)
     {

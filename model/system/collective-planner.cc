@@ -105,6 +105,76 @@ CollectivePlanner::Setup(const std::vector<DimensionSpec>& dims, const SystemPar
         n *= std::max<uint32_t>(1, d.npus);
     }
     m_npus = n;
+    CheckListLengths();
+}
+
+const std::vector<AlgoSpec>&
+CollectivePlanner::List(PhaseOp op) const
+{
+    switch (op)
+    {
+    case PhaseOp::REDUCE_SCATTER:
+        return m_params.reduceScatter;
+    case PhaseOp::ALL_GATHER:
+        return m_params.allGather;
+    case PhaseOp::ALL_TO_ALL:
+        return m_params.allToAll;
+    default:
+        return m_params.allReduce;
+    }
+}
+
+void
+CollectivePlanner::CheckListLengths() const
+{
+    const size_t nd = m_dims.size();
+
+    const struct
+    {
+        const char* key;
+        PhaseOp op;
+    } lists[] = {{"all-reduce-implementation", PhaseOp::ALL_REDUCE},
+                 {"reduce-scatter-implementation", PhaseOp::REDUCE_SCATTER},
+                 {"all-gather-implementation", PhaseOp::ALL_GATHER},
+                 {"all-to-all-implementation", PhaseOp::ALL_TO_ALL}};
+
+    for (const auto& l : lists)
+    {
+        const auto& v = List(l.op);
+        if (v.empty() || v.size() == nd || (!v.empty() && v.front().flattened))
+        {
+            continue;
+        }
+        if (v.size() > nd)
+        {
+            ASTRA_WARN(std::string("more-algorithms-than-dimensions:") + l.key,
+                       l.key << " lists " << v.size() << " algorithms for " << nd
+                             << " network dimension(s); the last " << v.size() - nd
+                             << " are not used");
+            continue;
+        }
+        if (m_params.compat)
+        {
+            ASTRA_WARN(std::string("fewer-algorithms-than-dimensions:") + l.key,
+                       l.key << " lists " << v.size() << " algorithm(s) for " << nd
+                             << " network dimensions: as ASTRA-sim 2.0 (compat), collectives "
+                                "on all NPUs run over dimension(s) 0.."
+                             << v.size() - 1 << " only; dimension(s) " << v.size() << ".." << nd - 1
+                             << " are not used");
+            continue;
+        }
+        std::ostringstream per;
+        for (size_t d = 0; d < nd; ++d)
+        {
+            per << (d ? ", " : "") << "dimension " << d << " "
+                << AlgoKindName(v[std::min(d, v.size() - 1)].kind);
+        }
+        ASTRA_WARN(std::string("fewer-algorithms-than-dimensions:") + l.key,
+                   l.key << " lists " << v.size() << " algorithm(s) for " << nd
+                         << " network dimensions; the last one listed repeats: " << per.str()
+                         << " (ASTRA-sim 2.0 would leave the unlisted dimensions unused; "
+                            "--compat=1 does so)");
+    }
 }
 
 uint32_t
@@ -128,21 +198,7 @@ CollectivePlanner::WithCoord(uint32_t npu, uint32_t dim, uint32_t c) const
 AlgoSpec
 CollectivePlanner::Configured(PhaseOp op, int32_t dim) const
 {
-    const std::vector<AlgoSpec>* l = &m_params.allReduce;
-    switch (op)
-    {
-    case PhaseOp::REDUCE_SCATTER:
-        l = &m_params.reduceScatter;
-        break;
-    case PhaseOp::ALL_GATHER:
-        l = &m_params.allGather;
-        break;
-    case PhaseOp::ALL_TO_ALL:
-        l = &m_params.allToAll;
-        break;
-    default:
-        break;
-    }
+    const std::vector<AlgoSpec>* l = &List(op);
     if (l->empty())
     {
         return AlgoSpec{};
@@ -166,6 +222,7 @@ CollectivePlanner::AddPhase(CollectivePlan& plan,
     ph.peers = peers;
     ph.myIndex =
         static_cast<uint32_t>(std::lower_bound(peers->begin(), peers->end(), npu) - peers->begin());
+    ph.queueDim = dim < 0 ? static_cast<uint32_t>(m_dims.size()) : static_cast<uint32_t>(dim);
     const AlgoSpec want = forced ? *forced : Configured(op, dim);
     const uint32_t n = static_cast<uint32_t>(peers->size());
     ph.algo.spec = want;
@@ -215,13 +272,20 @@ CollectivePlanner::Plan(const CollectiveRequest& req,
     std::vector<std::vector<uint32_t>> coords(nd);
     std::vector<uint32_t> V;
     bool regular = true;
+    const bool compat = m_params.compat;
+    // compat: the reference's logical topology covers only the dimensions the algorithm
+    // list names (CheckListLengths warns)
+    const size_t listed =
+        compat && !List(OpOf(req.type)).empty() && !List(OpOf(req.type)).front().flattened
+            ? List(OpOf(req.type)).size()
+            : nd;
     if (world)
     {
         for (uint32_t d = 0; d < nd; ++d)
         {
             const bool involved =
                 req.involvedDim.empty() || (d < req.involvedDim.size() && req.involvedDim[d]);
-            if (dims[d].npus > 1 && involved)
+            if (dims[d].npus > 1 && involved && d < listed)
             {
                 V.push_back(d);
                 for (uint32_t x = 0; x < dims[d].npus; ++x)
@@ -333,6 +397,18 @@ CollectivePlanner::Plan(const CollectiveRequest& req,
         add(op, V.size() == 1 && regular ? static_cast<int32_t>(V[0]) : -1, all, &s);
         return plan;
     }
+    if (compat && !world)
+    {
+        // ASTRA-sim 2.0 runs a communicator group smaller than the network as one ring
+        // (or the single listed algorithm) over its members, in the queues of dimension 0
+        const auto& l = List(op);
+        AlgoSpec ring;
+        AlgoSpec one = l.size() == 1 ? l.front() : ring;
+        one.flattened = false;
+        add(op, regular && V.size() == 1 ? static_cast<int32_t>(V[0]) : -1, members, &one);
+        plan.phases.back().queueDim = 0;
+        return plan;
+    }
     if (!regular)
     {
         if (members->front() == npu)
@@ -361,6 +437,39 @@ CollectivePlanner::Plan(const CollectiveRequest& req,
     }
     std::vector<uint32_t> order = V;
     const bool bwAware = m_params.optimization == CollOptimization::LOCAL_BW_AWARE;
+    if (compat)
+    {
+        // the reference visits dimensions in index order (all-gather in reverse) and takes
+        // every phase of an all-reduce from the all-reduce list
+        if (op == PhaseOp::ALL_GATHER)
+        {
+            std::reverse(order.begin(), order.end());
+        }
+        const auto& l = List(op);
+        auto algoOf = [&l](uint32_t d) { return l[std::min<size_t>(d, l.size() - 1)]; };
+        if (op == PhaseOp::ALL_REDUCE && bwAware)
+        {
+            for (size_t i = 0; i + 1 < order.size(); ++i)
+            {
+                const AlgoSpec a = algoOf(order[i]);
+                add(PhaseOp::REDUCE_SCATTER, order[i], line(order[i]), &a);
+            }
+            const AlgoSpec last = algoOf(order.back());
+            add(PhaseOp::ALL_REDUCE, order.back(), line(order.back()), &last);
+            for (size_t i = order.size() - 1; i-- > 0;)
+            {
+                const AlgoSpec a = algoOf(order[i]);
+                add(PhaseOp::ALL_GATHER, order[i], line(order[i]), &a);
+            }
+            return plan;
+        }
+        for (uint32_t d : order)
+        {
+            const AlgoSpec a = algoOf(d);
+            add(op, d, line(d), &a);
+        }
+        return plan;
+    }
     if (bwAware)
     {
         std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {

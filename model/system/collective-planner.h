@@ -44,6 +44,9 @@ struct CollectivePhase
     PhaseAlgorithm algo;                                //!< algorithm and its step generator
     std::shared_ptr<const std::vector<uint32_t>> peers; //!< ordered members of this phase
     uint32_t myIndex{0};                                //!< the member's index in peers
+    /// the dimension whose queues the phase's chunks wait in (dim, or the extra last
+    /// "dimension" of flat phases; compat: 0 for a communicator group, as the reference)
+    uint32_t queueDim{0};
     /// custom algorithm: the per-rank traces (index = rank), else null
     const std::vector<WorkloadGraph>* custom{nullptr};
 };
@@ -74,6 +77,14 @@ struct CollectivePlan
  * - algorithm choice per phase from the system parameters' lists, through
  *   the CollectiveAlgorithm registry (an algorithm that cannot run a phase
  *   falls back to ring, with a warning); custom traces take precedence.
+ *
+ * With SystemParams::compat the plan follows ASTRA-sim 2.0: a collective on
+ * all NPUs spans only the dimensions its algorithm list covers (the reference
+ * builds its logical topology over the listed dimensions), dimensions are
+ * visited in index order (all-gather in reverse), an all-reduce's phases all
+ * take the all-reduce list's algorithm, and a communicator group smaller than
+ * the network runs one phase over its members (ring when several algorithms
+ * are listed, else the one listed) in the queues of dimension 0.
  */
 class CollectivePlanner
 {
@@ -103,9 +114,18 @@ class CollectivePlanner
                         uint32_t npu,
                         std::shared_ptr<const std::vector<uint32_t>> members) const;
 
+    /**
+     * \return the algorithm list of \p op (all-reduce-implementation for ALL_REDUCE and
+     * the rooted operations, ...)
+     * \param op the operation
+     */
+    const std::vector<AlgoSpec>& List(PhaseOp op) const;
+
   private:
     /// \return the configured algorithm of \p op on \p dim (-1: flat)
     AlgoSpec Configured(PhaseOp op, int32_t dim) const;
+    /// warn about algorithm lists shorter or longer than the dimension count (Setup)
+    void CheckListLengths() const;
     /**
      * Append a phase to \p plan: the configured (or \p forced) algorithm, or
      * ring if it cannot run there.
