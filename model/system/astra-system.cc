@@ -617,12 +617,39 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
                                  std::to_string(chunks.size()) + " chunks (limit " +
                                  std::to_string(kMaxChunks) + ")");
     }
+    // per-chunk dimension orders (inter-dimension-scheduling; the default model only)
+    std::vector<uint32_t> variantOf(chunks.size(), UINT32_MAX);
+    if (!p.compat && p.interDim != InterDimScheduling::BASELINE && !plan.spanned.empty() &&
+        chunks.size() > 1)
+    {
+        std::vector<std::vector<uint32_t>> orders;
+        DimensionScheduler::Get(p.interDim).Schedule(plan.op, plan.spanned, chunks, orders);
+        std::vector<std::vector<uint32_t>> distinct;
+        for (size_t i = 0; i < orders.size(); ++i)
+        {
+            auto it = std::find(distinct.begin(), distinct.end(), orders[i]);
+            variantOf[i] = static_cast<uint32_t>(it - distinct.begin());
+            if (it == distinct.end())
+            {
+                distinct.push_back(orders[i]);
+                c->variants.push_back(std::make_unique<std::vector<CollectivePhase>>(
+                    m_ctx->GetPlanner().Plan(c->req, m_npu, members, &orders[i]).phases));
+                if (c->variants.back()->size() > kMaxPhases)
+                {
+                    throw std::runtime_error("collective '" + reqIn.name + "' needs " +
+                                             std::to_string(c->variants.back()->size()) +
+                                             " phases (limit " + std::to_string(kMaxPhases) + ")");
+                }
+            }
+        }
+    }
     static_assert(sizeof(Stream) % 64 == 0, "Stream must fill whole cache lines");
     c->streams.Assign(chunks.size());
     for (size_t i = 0; i < chunks.size(); ++i)
     {
         Stream& s = c->streams[i];
         s.coll = c.get();
+        s.phases = variantOf[i] == UINT32_MAX ? &c->phases : c->variants[variantOf[i]].get();
         s.chunk = static_cast<uint32_t>(i);
         s.chunkBytes = chunks[i];
         s.bytes = chunks[i];
@@ -684,6 +711,23 @@ bool
 AstraSystem::Before(const Stream* a, const Stream* b) const
 {
     const SystemParams& p = m_ctx->GetParams();
+    if (p.intraDim == IntraDimScheduling::SMALLEST_FIRST && !m_compat)
+    {
+        // Themis's smallest chunk first: the phase moving the least data (the larger of its
+        // input and output per member) goes first
+        auto size = [](const Stream* s) {
+            const CollectivePhase& ph = (*s->phases)[s->phase];
+            return std::max(
+                s->bytes,
+                PhaseOutputBytes(ph.op, static_cast<uint32_t>(ph.peers->size()), s->bytes));
+        };
+        const uint64_t sa = size(a);
+        const uint64_t sb = size(b);
+        if (sa != sb)
+        {
+            return sa < sb;
+        }
+    }
     const CollState* ca = a->coll;
     const CollState* cb = b->coll;
     if (ca != cb)
@@ -709,7 +753,7 @@ void
 AstraSystem::Enqueue(Stream* s)
 {
     const SystemParams& p = m_ctx->GetParams();
-    const CollectivePhase& ph = s->coll->phases[s->phase];
+    const CollectivePhase& ph = (*s->phases)[s->phase];
     // the queues of the phase's dimension (flat phases: the extra last dimension)
     const uint32_t queueBase = ph.queueDim * p.queuesPerDim;
     uint32_t nq = p.queuesPerDim;
@@ -722,6 +766,26 @@ AstraSystem::Enqueue(Stream* s)
     s->queued = true;
     m_queues[q].waiting.push_back(s);
     Pump(q);
+    if (!s->queued || m_compat)
+    {
+        return;
+    }
+    // A peer already runs this phase of the chunk (its message came while this NPU was still
+    // in an earlier phase): admit it now even beyond the slot limit, as on a first message
+    // that arrives while queued. Chunks that visit the dimensions in different orders
+    // (inter-dimension scheduling) would otherwise wait on each other's slots.
+    for (size_t i = 0; i < s->early.size(); ++i)
+    {
+        if (s->early[i].phase == s->phase)
+        {
+            Queue& qu = m_queues[q];
+            qu.waiting.erase(std::find(qu.waiting.begin(), qu.waiting.end(), s));
+            qu.active++;
+            s->queued = false;
+            StartPhase(s);
+            return;
+        }
+    }
 }
 
 void
@@ -776,7 +840,7 @@ void
 AstraSystem::StartPhase(Stream* s)
 {
     const SystemParams& p = m_ctx->GetParams();
-    const CollectivePhase& ph = s->coll->phases[s->phase];
+    const CollectivePhase& ph = (*s->phases)[s->phase];
     s->step = 0;
     s->posted = false;
     if (ph.custom)
@@ -901,7 +965,7 @@ AstraSystem::StartStep(Stream* s)
         else
         {
             CollState* c = s->coll;
-            const CollectivePhase& ph = c->phases[s->phase];
+            const CollectivePhase& ph = (*s->phases)[s->phase];
             const uint32_t n = static_cast<uint32_t>(ph.peers->size());
             ph.algo.GetStep(ph.op, n, ph.myIndex, s->bytes, s->step, m_scratch);
             msg.dim = ph.dim;
@@ -965,7 +1029,7 @@ AstraSystem::SendDone(Stream* s)
     // compat: ASTRA-sim ends a stream after its last receive's processing, not waiting for
     // its own sends (they were already counted by then); default: wait for them
     if (--s->sendsInFlight == 0 && !s->custom && s->step >= s->steps &&
-        !m_ctx->GetParams().compat && s->phase < s->coll->phases.size())
+        !m_ctx->GetParams().compat && s->phase < s->phases->size())
     {
         PhaseDone(s);
     }
@@ -1104,14 +1168,13 @@ AstraSystem::RecvProcessed(Stream* s)
 void
 AstraSystem::PhaseDone(Stream* s)
 {
-    CollState* c = s->coll;
     uint32_t q = s->queue;
     m_queues[q].active--;
-    const CollectivePhase& ph = c->phases[s->phase];
+    const CollectivePhase& ph = (*s->phases)[s->phase];
     s->bytes = PhaseOutputBytes(ph.op, static_cast<uint32_t>(ph.peers->size()), s->bytes);
     s->custom.reset();
     s->phase++;
-    if (s->phase < c->phases.size())
+    if (s->phase < s->phases->size())
     {
         Enqueue(s);
     }
@@ -1212,7 +1275,6 @@ AstraSystem::HandleCollMessage(const NetMessage& msg, bool processed)
         return;
     }
     Stream* s = m_lastStreams + chunk;
-    CollState* c = m_lastColl;
     if (s->posted && s->phase == phase && s->step == step)
     {
         // the common case first
@@ -1259,7 +1321,7 @@ AstraSystem::HandleCollMessage(const NetMessage& msg, bool processed)
     }
     if (s->custom && s->phase == phase)
     {
-        const auto& peers = *c->phases[phase].peers;
+        const auto& peers = *(*s->phases)[phase].peers;
         uint32_t rank = static_cast<uint32_t>(
             std::lower_bound(peers.begin(), peers.end(), msg.src) - peers.begin());
         s->custom->Arrive(rank, step);
@@ -1278,7 +1340,7 @@ AstraSystem::CustomStart(Stream* s)
 {
     const SystemParams& p = m_ctx->GetParams();
     CollState* c = s->coll;
-    const CollectivePhase& ph = c->phases[s->phase];
+    const CollectivePhase& ph = (*s->phases)[s->phase];
     const std::vector<WorkloadGraph>& traces = *ph.custom;
     if (ph.myIndex >= traces.size())
     {
@@ -1327,7 +1389,7 @@ AstraSystem::CustomApply(Stream* s)
     std::vector<CustomCollective::Action> actions;
     actions.swap(m_customActions);
     CollState* c = s->coll;
-    const CollectivePhase& ph = c->phases[s->phase];
+    const CollectivePhase& ph = (*s->phases)[s->phase];
     for (const auto& a : actions)
     {
         if (a.kind == CustomCollective::Action::SEND)
@@ -1442,7 +1504,7 @@ AstraSystem::DescribePending() const
         const Stream* s = nullptr;
         for (const auto& st : c.streams)
         {
-            if (st.phase < c.phases.size())
+            if (st.phase < st.phases->size())
             {
                 s = &st;
                 break;
@@ -1450,7 +1512,7 @@ AstraSystem::DescribePending() const
         }
         if (s)
         {
-            const CollectivePhase& ph = c.phases[s->phase];
+            const CollectivePhase& ph = (*s->phases)[s->phase];
             os << "; chunk " << s->chunk << " in phase " << s->phase << " (" << PhaseOpName(ph.op)
                << " " << AlgoKindName(ph.algo.spec.kind) << " on "
                << (ph.dim < 0 ? std::string("flat") : "dim " + std::to_string(ph.dim)) << ")";

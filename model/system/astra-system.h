@@ -375,6 +375,8 @@ class AstraSystem : public Object
         MessageTimeHint hint; //!< route memo for the backend
         // line 3: per phase and per chunk
         CollState* coll{nullptr};
+        /// the chunk's phases (the collective's, or its own dimension order's variant)
+        const std::vector<CollectivePhase>* phases{nullptr};
         std::unique_ptr<CustomCollective> custom; //!< custom phase: the interpreter
         uint32_t chunk{0};
         uint64_t chunkBytes{0};
@@ -475,8 +477,10 @@ class AstraSystem : public Object
         uint32_t id{0};
         CollectiveRequest req;
         uint64_t localSeq{0};
-        uint32_t anchor{0}; //!< smallest member NPU (identifies the instance)
-        std::vector<CollectivePhase> phases;
+        uint32_t anchor{0};                  //!< smallest member NPU (identifies the instance)
+        std::vector<CollectivePhase> phases; //!< the planner's order
+        /// per-chunk dimension orders of an inter-dimension scheduler (each a phase list)
+        std::vector<std::unique_ptr<std::vector<CollectivePhase>>> variants;
         LineArray<Stream> streams;
         uint32_t done{0};
         DoneCallback cb;

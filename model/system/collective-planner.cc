@@ -262,7 +262,8 @@ CollectivePlanner::AddPhase(CollectivePlan& plan,
 CollectivePlan
 CollectivePlanner::Plan(const CollectiveRequest& req,
                         uint32_t npu,
-                        std::shared_ptr<const std::vector<uint32_t>> members) const
+                        std::shared_ptr<const std::vector<uint32_t>> members,
+                        const std::vector<uint32_t>* dimOrder) const
 {
     CollectivePlan plan;
     const auto& dims = m_dims;
@@ -335,6 +336,7 @@ CollectivePlanner::Plan(const CollectiveRequest& req,
         }
     }
     const PhaseOp op = OpOf(req.type);
+    plan.op = op;
     // members of my collective instance (sub-grid over V anchored at me, or the group)
     auto subgrid = [&]() -> std::shared_ptr<const std::vector<uint32_t>> {
         if (!world || V.size() == nd)
@@ -475,6 +477,51 @@ CollectivePlanner::Plan(const CollectiveRequest& req,
         std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
             return dims[a].bandwidthGBps > dims[b].bandwidthGBps;
         });
+    }
+    if (op == PhaseOp::ALL_REDUCE || op == PhaseOp::REDUCE_SCATTER || op == PhaseOp::ALL_GATHER)
+    {
+        std::vector<uint32_t> planned = order; // the order the switch below uses
+        if (op == PhaseOp::ALL_GATHER && bwAware)
+        {
+            std::reverse(planned.begin(), planned.end());
+        }
+        for (uint32_t d : planned)
+        {
+            plan.spanned.push_back(ScheduledDim{d,
+                                                static_cast<uint32_t>(coords[d].size()),
+                                                dims[d].bandwidthGBps * 1073741824.0 / 1e9});
+        }
+    }
+    if (dimOrder && !plan.spanned.empty())
+    {
+        std::vector<uint32_t> given = *dimOrder;
+        std::vector<uint32_t> mine = order;
+        std::sort(given.begin(), given.end());
+        std::sort(mine.begin(), mine.end());
+        if (given != mine)
+        {
+            throw std::logic_error("CollectivePlanner::Plan: the dimension order is not a "
+                                   "permutation of the collective's dimensions");
+        }
+        // a scheduled order (e.g. Themis): all-reduce = reduce-scatter in that order, then
+        // all-gather in the reverse order
+        if (op == PhaseOp::ALL_REDUCE)
+        {
+            for (uint32_t d : *dimOrder)
+            {
+                add(PhaseOp::REDUCE_SCATTER, d, line(d));
+            }
+            for (auto it = dimOrder->rbegin(); it != dimOrder->rend(); ++it)
+            {
+                add(PhaseOp::ALL_GATHER, *it, line(*it));
+            }
+            return plan;
+        }
+        for (uint32_t d : *dimOrder)
+        {
+            add(op, d, line(d));
+        }
+        return plan;
     }
     switch (op)
     {

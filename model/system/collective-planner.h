@@ -10,6 +10,7 @@
 #define ASTRA_COLLECTIVE_PLANNER_H
 
 #include "collective-algorithm.h"
+#include "dimension-scheduler.h"
 #include "system-params.h"
 
 #include "ns3/topology.h"
@@ -56,6 +57,11 @@ struct CollectivePlan
 {
     std::vector<CollectivePhase> phases; //!< in order; empty = nothing to exchange
     uint32_t anchor{0}; //!< smallest NPU of the collective instance (the same on every member)
+    /// the dimensions a hierarchical all-reduce, reduce-scatter or all-gather spans, in
+    /// the plan's order (empty otherwise): an inter-dimension scheduler may reorder them
+    /// per chunk (CollectivePlanner::Plan with a dimension order)
+    std::vector<ScheduledDim> spanned;
+    PhaseOp op{PhaseOp::ALL_REDUCE}; //!< the collective's operation
 
     /// \return the placement for reports, e.g. "ALL_REDUCE@dim0:ring" per phase, or "local"
     std::string Placement() const;
@@ -108,11 +114,16 @@ class CollectivePlanner
      * \param req the request
      * \param npu the issuing NPU (a member of \p members)
      * \param members the group's members, sorted
+     * \param dimOrder for a plan with spanned dimensions: visit them in this order (a
+     *        permutation of CollectivePlan::spanned's dimensions; an all-reduce then runs
+     *        reduce-scatter phases in this order and all-gather phases in the reverse
+     *        order); null: the planner's order
      * \return the plan
      */
     CollectivePlan Plan(const CollectiveRequest& req,
                         uint32_t npu,
-                        std::shared_ptr<const std::vector<uint32_t>> members) const;
+                        std::shared_ptr<const std::vector<uint32_t>> members,
+                        const std::vector<uint32_t>* dimOrder = nullptr) const;
 
     /**
      * \return the algorithm list of \p op (all-reduce-implementation for ALL_REDUCE and

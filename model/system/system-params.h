@@ -63,6 +63,20 @@ enum class SchedulingPolicy : uint8_t
     EXPLICIT //!< highest comm_priority first, then FIFO
 };
 
+/// How a multi-dimensional collective's chunks are spread over the dimensions.
+enum class InterDimScheduling : uint8_t
+{
+    BASELINE, //!< every chunk visits the dimensions in the same order
+    THEMIS    //!< per chunk, the least loaded dimension first (Themis, ISCA 2022)
+};
+
+/// Which waiting chunk of a dimension's queue starts next.
+enum class IntraDimScheduling : uint8_t
+{
+    FIFO,          //!< by the scheduling-policy (collective order), chunks in order
+    SMALLEST_FIRST //!< the chunk with the least data in its current phase first (Themis SCF)
+};
+
 /**
  * \ingroup astra-sim
  * Everything the system layer needs from the system configuration.
@@ -90,6 +104,10 @@ struct SystemParams
     double injectionScale{1};    //!< --injection-scale (scales the endpoint delay)
     bool rendezvous{false};      //!< --rendezvous-protocol (accepted; see doc)
     bool compat{false};          //!< ASTRA-sim 2.0 compatibility timing
+    /// inter-dimension-scheduling (baseline, themis)
+    InterDimScheduling interDim{InterDimScheduling::BASELINE};
+    /// intra-dimension-scheduling (FIFO, smallestFirst)
+    IntraDimScheduling intraDim{IntraDimScheduling::FIFO};
 };
 
 } // namespace astra
