@@ -16,10 +16,15 @@
  * line goes to stderr every --progress-seconds; a run that makes no progress
  * for --hang-ns of simulated time is reported (what every stuck NPU waits on,
  * RoCE messages in flight, PFC pause chains) and stopped.
- * Exit status: 0 ok, 1 input error, 2 simulation did not complete (deadlock),
- * 3 lossless drops (RoCE).
+ * Every input file goes through its one strict parser (astra-config.h;
+ * Topology::FromFile for the network); every argument is checked before it
+ * is applied (AstraCommandLine).
+ * Exit status: 0 ok, 1 input error (the message names the file, key or
+ * argument), 2 simulation did not complete (deadlock), 3 lossless drops (RoCE).
  */
 
+#include "ns3/astra-command-line.h"
+#include "ns3/astra-config.h"
 #include "ns3/astra-paths.h"
 #include "ns3/astra-sim-helper.h"
 #include "ns3/core-module.h"
@@ -35,8 +40,44 @@
 using namespace ns3;
 using namespace ns3::astra;
 
+namespace
+{
+
+/**
+ * The ASTRA-sim ns-3 variant's --logical-topology-configuration: here the
+ * system layer's dimensions are the network configuration's, so the file is
+ * accepted when it names the same dimension sizes.
+ * \param path the logical topology JSON
+ * \param topo the network
+ */
+void
+CheckLogicalTopology(const std::string& path, const Topology& topo)
+{
+    const std::vector<uint32_t> logical = ParseLogicalTopology(path);
+    std::vector<uint32_t> physical;
+    for (const auto& d : topo.GetDimensions())
+    {
+        physical.push_back(d.npus);
+    }
+    if (logical != physical)
+    {
+        auto list = [](const std::vector<uint32_t>& v) {
+            std::string s;
+            for (uint32_t x : v)
+            {
+                s += (s.empty() ? "" : ", ") + std::to_string(x);
+            }
+            return "[" + s + "]";
+        };
+        throw ConfigError(path + ": key 'logical-dims': " + list(logical) +
+                          " differs from the network configuration's dimensions " + list(physical) +
+                          " (" + topo.source + "); the system layer uses the network's dimensions");
+    }
+}
+
+/// The program (run by main through RunMain: bad input ends in a message and status 1).
 int
-main(int argc, char* argv[])
+Run(int argc, char* argv[])
 {
     std::string workload;
     std::string system;
@@ -57,8 +98,10 @@ main(int argc, char* argv[])
     bool summary = true;
     double progressSec = 5;
     uint64_t hangNs = 10000000;
+    int64_t rngStream = -1;
     uint32_t textPasses = 1;
     std::string roceConfig;
+    std::string logicalTopology;
 
     // --roce-config is applied before CommandLine::Parse so that --ns3::... values win
     for (int i = 1; i < argc; ++i)
@@ -68,15 +111,7 @@ main(int argc, char* argv[])
         if (a.compare(0, key.size(), key) == 0)
         {
             roceConfig = a.substr(key.size());
-            try
-            {
-                RoceBackend::ApplyConfigFile(roceConfig);
-            }
-            catch (const std::exception& e)
-            {
-                std::cerr << "error: " << e.what() << std::endl;
-                return 1;
-            }
+            RoceBackend::ApplyConfigFile(roceConfig);
         }
     }
 
@@ -84,7 +119,7 @@ main(int argc, char* argv[])
     // MapScheduler with many pending events; event order (time, then insertion) is the
     // same for every scheduler (override: --SchedulerType=...)
     GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
-    CommandLine cmd(__FILE__);
+    AstraCommandLine cmd(__FILE__);
     cmd.AddValue("workload-configuration",
                  "Chakra prefix (PREFIX.<rank>.et) or a .txt text workload",
                  workload);
@@ -92,6 +127,10 @@ main(int argc, char* argv[])
     cmd.AddValue("network-configuration", "network configuration YAML/JSON", network);
     cmd.AddValue("remote-memory-configuration", "remote memory JSON", remoteMemory);
     cmd.AddValue("comm-group-configuration", "communicator groups JSON (or 'empty')", commGroups);
+    cmd.AddValue("logical-topology-configuration",
+                 "ASTRA-sim ns-3 variant's logical dimensions JSON; must match the network "
+                 "configuration's dimensions",
+                 logicalTopology);
     cmd.AddValue("logging-folder", "folder for logs and (by default) reports", loggingFolder);
     cmd.AddValue("output-dir", "folder for the report files (default: logging folder)", outputDir);
     cmd.AddValue("num-queues-per-dim", "queues per dimension", queuesPerDim);
@@ -113,6 +152,10 @@ main(int argc, char* argv[])
     cmd.AddValue("text-passes", "training passes unrolled from a .txt workload", textPasses);
     cmd.AddValue("summary", "print the summary table", summary);
     cmd.AddValue("progress-seconds", "wall seconds between progress lines (0: none)", progressSec);
+    cmd.AddValue("rng-stream",
+                 "RoCE: first random stream of the switches' ECN draws (-1: ns-3's automatic "
+                 "numbering; >= 0: results independent of earlier scenarios in the process)",
+                 rngStream);
     cmd.AddValue("hang-ns",
                  "simulated ns without progress after which the run is reported hung",
                  hangNs);
@@ -120,19 +163,29 @@ main(int argc, char* argv[])
 
     if (workload.empty() || system.empty() || network.empty())
     {
-        std::cerr << "error: --workload-configuration, --system-configuration and "
-                     "--network-configuration are required\n";
-        return 1;
+        throw InputError("--workload-configuration, --system-configuration and "
+                         "--network-configuration are required (see --help)");
     }
 
+    // every input file goes through its one parser (astra-config.h, Topology::FromFile);
+    // an error ends the program with its message and status 1 (RunMain)
     AstraSimScenario sc;
-    sc.GetMonitor()->SetAttribute("ProgressInterval", DoubleValue(progressSec));
-    sc.GetMonitor()->SetAttribute("HangTimeout", TimeValue(NanoSeconds(hangNs)));
-    try
+    SetAttributeFromOption(*sc.GetMonitor(),
+                           "ProgressInterval",
+                           DoubleValue(progressSec),
+                           "--progress-seconds=" + std::to_string(progressSec));
+    SetAttributeFromOption(*sc.GetMonitor(),
+                           "HangTimeout",
+                           TimeValue(NanoSeconds(hangNs)),
+                           "--hang-ns=" + std::to_string(hangNs));
+    sc.SetRngStreams(rngStream);
     {
         auto topo = std::make_shared<Topology>(Topology::FromFile(network));
-        SystemParams params =
-            AstraSimHelper::LoadSystemParams(system, GetReferenceDir() + "/astra-sim");
+        if (!logicalTopology.empty())
+        {
+            CheckLogicalTopology(logicalTopology, *topo);
+        }
+        SystemParams params = LoadSystemParams(system, GetReferenceDir() + "/astra-sim");
         params.compat = compat;
         params.queuesPerDim = queuesPerDim;
         params.computeScale = computeScale;
@@ -151,7 +204,7 @@ main(int argc, char* argv[])
         sc.SetTopology(topo);
         sc.SetSystemParams(params);
         sc.SetWorkloads(graphs);
-        sc.SetCommGroups(AstraSimHelper::LoadCommGroups(commGroups));
+        sc.SetCommGroups(LoadCommGroups(commGroups, topo->GetNpuCount()));
         sc.SetBackend(backendKind);
         sc.SetAppAttribute("DropDanglingCtrlDeps", BooleanValue(dropDangling));
         sc.SetAppAttribute("ReferenceHwLimits", BooleanValue(hwLimits));
@@ -160,11 +213,6 @@ main(int argc, char* argv[])
             sc.SetMemoryModel(AnalyticalRemoteMemory::FromFile(remoteMemory));
         }
         sc.Build();
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "error: " << e.what() << std::endl;
-        return 1;
     }
 
     int rc = sc.Run();
@@ -195,4 +243,12 @@ main(int argc, char* argv[])
     }
     sc.Destroy();
     return rc;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    return ns3::astra::RunMain(&Run, argc, argv);
 }

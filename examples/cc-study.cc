@@ -20,6 +20,8 @@
  *   ./cc-study --ns3::RdmaCcHpcc::Eta=0.9                # any attribute
  */
 
+#include "ns3/astra-command-line.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/cc-study-helper.h"
 #include "ns3/command-line.h"
 #include "ns3/core-module.h"
@@ -84,8 +86,12 @@ SplitU64(const std::string& s, const std::string& option)
 
 } // namespace
 
+namespace
+{
+
+/// The program (run by main through RunMain: bad input ends in a message and status 1).
 int
-main(int argc, char* argv[])
+Run(int argc, char* argv[])
 {
     CcStudy::SetDefaults();
     std::string ccs = "dcqcn,hpcc,timely,dctcp,swift,none";
@@ -104,7 +110,7 @@ main(int argc, char* argv[])
     double latencyNs = base.linkLatencyNs;
     uint64_t queueSampleNs = 1000;
 
-    CommandLine cmd(__FILE__);
+    AstraCommandLine cmd(__FILE__);
     cmd.AddValue("ccs", "comma-separated CCs: dcqcn,hpcc,timely,dctcp,swift,none", ccs);
     cmd.AddValue("pfc", "comma-separated PFC settings: 1 (lossless), 0 (drop-tail)", pfcs);
     cmd.AddValue("kmin", "comma-separated ECN Kmin values (bytes; DCTCP: K)", kmins);
@@ -219,4 +225,12 @@ main(int argc, char* argv[])
         }
     }
     return 0;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    return ns3::astra::RunMain(&Run, argc, argv);
 }

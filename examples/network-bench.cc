@@ -9,7 +9,9 @@
  */
 
 #include "ns3/analytical-backend.h"
+#include "ns3/astra-command-line.h"
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-input.h"
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/flow-backend.h"
@@ -155,9 +157,23 @@ ParseDims(const std::string& spec, double bw, double lat)
         const auto colon = item.find(':');
         DimensionSpec d;
         const std::string name = item.substr(0, colon);
+        if (name != "Ring" && name != "Switch" && name != "FullyConnected")
+        {
+            throw InputError("--dims=" + spec + ": unknown dimension type '" + name +
+                             "' (expected Ring, FullyConnected or Switch)" +
+                             DidYouMean(name, {"Ring", "FullyConnected", "Switch"}));
+        }
         d.type = name == "Ring" ? DimType::RING
                                 : (name == "Switch" ? DimType::SWITCH : DimType::FULLY_CONNECTED);
-        d.npus = std::stoul(item.substr(colon + 1));
+        const uint64_t n = colon == std::string::npos
+                               ? 0
+                               : ParseUnsignedList(item.substr(colon + 1), "dims").front();
+        if (n < 1 || n > 1000000)
+        {
+            throw InputError("--dims=" + spec + ": '" + item +
+                             "' needs NPUs from 1 to 1000000 (Type:N)");
+        }
+        d.npus = uint32_t(n);
         d.bandwidthGBps = bw;
         d.latencyNs = lat;
         dims.push_back(d);
@@ -167,8 +183,12 @@ ParseDims(const std::string& spec, double bw, double lat)
 
 } // namespace
 
+namespace
+{
+
+/// The program (run by main through RunMain: bad input ends in a message and status 1).
 int
-main(int argc, char* argv[])
+Run(int argc, char* argv[])
 {
     std::string dimSpec = "Ring:512";
     uint64_t bytes = 64ull << 20;
@@ -178,7 +198,7 @@ main(int argc, char* argv[])
     std::string backends = "analytical,flow,flow-compat";
     std::string pattern = "allreduce";
     uint64_t intervalNs = 0;
-    CommandLine cmd(__FILE__);
+    AstraCommandLine cmd(__FILE__);
     cmd.AddValue("dims", "dimensions, e.g. Ring:16,FullyConnected:16,Switch:16", dimSpec);
     cmd.AddValue("bytes", "all-reduce size", bytes);
     cmd.AddValue("chunks", "independent chunks in flight", chunks);
@@ -233,7 +253,10 @@ main(int argc, char* argv[])
         Ptr<FlowBackend> flow = DynamicCast<FlowBackend>(be);
         if (flow)
         {
-            flow->SetAttribute("UpdateInterval", TimeValue(NanoSeconds(intervalNs)));
+            SetAttributeFromOption(*flow,
+                                   "UpdateInterval",
+                                   TimeValue(NanoSeconds(intervalNs)),
+                                   "--interval=" + std::to_string(intervalNs));
         }
         RingDriver driver(be, topo, phases, chunks);
         const auto w0 = std::chrono::steady_clock::now();
@@ -283,4 +306,12 @@ main(int argc, char* argv[])
         Simulator::Destroy();
     }
     return 0;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    return ns3::astra::RunMain(&Run, argc, argv);
 }

@@ -14,6 +14,8 @@
  * range and, for comparison, the max-min fair rates the flows' ECMP paths allow.
  */
 
+#include "ns3/astra-command-line.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/config.h"
@@ -251,10 +253,10 @@ RunOnce(uint32_t gbps, Time simTime, uint32_t leaves, uint32_t hostsPerLeaf, uin
     Simulator::Destroy();
     return r;
 }
-} // namespace
 
+/// The program (run by main through RunMain: bad input ends in a message and status 1).
 int
-main(int argc, char* argv[])
+Run(int argc, char* argv[])
 {
     std::string rates = "100,400";
     std::string simTime = "2ms";
@@ -266,7 +268,7 @@ main(int argc, char* argv[])
     uint32_t leaves = 8;
     uint32_t hostsPerLeaf = 16;
     uint32_t spines = 8;
-    CommandLine cmd(__FILE__);
+    astra::AstraCommandLine cmd(__FILE__);
     cmd.AddValue("rates", "comma-separated host link rates in Gbps", rates);
     cmd.AddValue("simTime", "simulated time per run", simTime);
     std::string intMode = "auto";
@@ -289,20 +291,36 @@ main(int argc, char* argv[])
                                                    {"dctcp", RdmaCcDctcp::GetTypeId()},
                                                    {"swift", RdmaCcSwift::GetTypeId()}};
     const auto ccIt = ccTypes.find(cc);
-    NS_ABORT_MSG_IF(ccIt == ccTypes.end(),
-                    "--cc must be none, dcqcn, hpcc, timely, dctcp or swift, got " << cc);
-    NS_ABORT_MSG_IF(intMode != "auto" && intMode != "on" && intMode != "off",
-                    "--int must be auto, on or off, got " << intMode);
+    if (ccIt == ccTypes.end())
+    {
+        throw astra::InputError("--cc must be none, dcqcn, hpcc, timely, dctcp or swift, got '" +
+                                cc + "'");
+    }
+    if (intMode != "auto" && intMode != "on" && intMode != "off")
+    {
+        throw astra::InputError("--int must be auto, on or off, got '" + intMode + "'");
+    }
     const bool intOn = intMode == "on" || (intMode == "auto" && cc == "hpcc");
     Config::SetDefault("ns3::RdmaHostStack::CongestionControl", TypeIdValue(ccIt->second));
     Config::SetDefault("ns3::RdmaSwitch::IntEnabled", BooleanValue(intOn));
-    GlobalValue::Bind("SchedulerType", StringValue(scheduler));
-    Config::SetDefault("ns3::RdmaHostStack::AckInterval", UintegerValue(ackInterval));
+    if (!GlobalValue::BindFailSafe("SchedulerType", StringValue(scheduler)))
+    {
+        throw astra::InputError("--scheduler=" + scheduler + ": not a scheduler TypeId");
+    }
+    astra::SetDefaultFromOption("ns3::RdmaHostStack::AckInterval",
+                                UintegerValue(ackInterval),
+                                "--ackInterval=" + std::to_string(ackInterval));
     std::stringstream ss(rates);
     std::string item;
     while (std::getline(ss, item, ','))
     {
-        uint32_t g = uint32_t(std::stoul(item));
+        const uint64_t rate = astra::ParseUnsignedList(item, "rates").front();
+        if (rate == 0 || rate > 1000000)
+        {
+            throw astra::InputError("--rates=" + rates + ": '" + item +
+                                    "' is not a rate in Gbps (1 to 1000000)");
+        }
+        uint32_t g = uint32_t(rate);
         BenchResult r = RunOnce(g, Time(simTime), leaves, hostsPerLeaf, spines);
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
@@ -327,4 +345,12 @@ main(int argc, char* argv[])
                   << "  peak RSS            : " << ru.ru_maxrss / 1024 << " MB" << std::endl;
     }
     return 0;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    return ns3::astra::RunMain(&Run, argc, argv);
 }

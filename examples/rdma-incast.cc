@@ -9,6 +9,8 @@
  *   ./rdma-incast --ns3::RdmaCcDcqcn::RateAi=5Mbps         # any attribute
  */
 
+#include "ns3/astra-command-line.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/config.h"
@@ -26,8 +28,12 @@
 
 using namespace ns3;
 
+namespace
+{
+
+/// The program (run by main through RunMain: bad input ends in a message and status 1).
 int
-main(int argc, char* argv[])
+Run(int argc, char* argv[])
 {
     uint32_t senders = 16;
     uint64_t size = 1000000;
@@ -36,14 +42,14 @@ main(int argc, char* argv[])
     uint32_t kmin = 100000;
     uint32_t kmax = 400000;
     double pmax = 0.2;
-    std::string rate = "100Gbps";
-    std::string delay = "1us";
+    DataRate rate("100Gbps");
+    Time delay("1us");
     std::string topo = "star";
     uint64_t buffer = 0;
     std::string out = "rdma-incast";
     double stopMs = 100;
 
-    CommandLine cmd(__FILE__);
+    astra::AstraCommandLine cmd(__FILE__);
     cmd.AddValue("senders", "number of senders", senders);
     cmd.AddValue("size", "bytes per sender", size);
     cmd.AddValue("cc", "congestion control: dcqcn | none", cc);
@@ -71,10 +77,13 @@ main(int argc, char* argv[])
     }
     else
     {
-        NS_FATAL_ERROR("--cc must be dcqcn or none, got " << cc);
+        throw astra::InputError("--cc must be dcqcn or none, got '" + cc + "'");
     }
-    std::string ecnErr = RdmaSwitch::CheckEcn(kmin, kmax, pmax);
-    NS_ABORT_MSG_IF(!ecnErr.empty(), ecnErr);
+    std::string ecnErr = RdmaEcnMarker::CheckThresholds(kmin, kmax, pmax);
+    if (!ecnErr.empty())
+    {
+        throw astra::InputError("--kmin/--kmax/--pmax: " + ecnErr);
+    }
 
     RdmaTopologyHelper th;
     RdmaHelper& rdma = th.GetRdmaHelper();
@@ -89,22 +98,22 @@ main(int argc, char* argv[])
     RdmaTopology t;
     if (topo == "star")
     {
-        t = th.Star(senders + 1, DataRate(rate), Time(delay));
+        t = th.Star(senders + 1, rate, delay);
     }
     else if (topo == "leafspine")
     {
         RdmaLeafSpineParams p;
         p.hostsPerLeaf = 8;
-        p.nLeaves = (senders + 1 + 7) / 8;
+        p.nLeaves = std::max<uint32_t>(2, (senders + 1 + 7) / 8); // a leaf-spine has >= 2 leaves
         p.nSpines = std::max<uint32_t>(2, p.nLeaves);
-        p.hostRate = DataRate(rate);
-        p.hostDelay = Time(delay);
-        p.fabricDelay = Time(delay);
+        p.hostRate = rate;
+        p.hostDelay = delay;
+        p.fabricDelay = delay;
         t = th.LeafSpine(p);
     }
     else
     {
-        NS_FATAL_ERROR("--topo must be star or leafspine, got " << topo);
+        throw astra::InputError("--topo must be star or leafspine, got '" + topo + "'");
     }
 
     RdmaFctWriter fct(out + "-fct.txt");
@@ -142,4 +151,12 @@ main(int argc, char* argv[])
               << "\n";
     Simulator::Destroy();
     return delivered == uint64_t(senders) * size ? 0 : 1;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    return ns3::astra::RunMain(&Run, argc, argv);
 }

@@ -7,6 +7,8 @@
  *   ./rdma-permutation --cc=none --rate=400Gbps --messages=4
  */
 
+#include "ns3/astra-command-line.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/config.h"
@@ -26,13 +28,17 @@
 
 using namespace ns3;
 
+namespace
+{
+
+/// The program (run by main through RunMain: bad input ends in a message and status 1).
 int
-main(int argc, char* argv[])
+Run(int argc, char* argv[])
 {
     uint32_t leaves = 4;
     uint32_t hostsPerLeaf = 8;
     uint32_t spines = 4;
-    std::string rate = "100Gbps";
+    DataRate rate("100Gbps");
     double oversub = 1.0;
     uint64_t size = 2000000;
     uint32_t messages = 1;
@@ -42,7 +48,7 @@ main(int argc, char* argv[])
     std::string out = "rdma-permutation";
     double stopMs = 1000;
 
-    CommandLine cmd(__FILE__);
+    astra::AstraCommandLine cmd(__FILE__);
     cmd.AddValue("leaves", "leaf switches", leaves);
     cmd.AddValue("hostsPerLeaf", "hosts per leaf", hostsPerLeaf);
     cmd.AddValue("spines", "spine switches", spines);
@@ -57,7 +63,10 @@ main(int argc, char* argv[])
     cmd.AddValue("stop", "simulated time limit (ms)", stopMs);
     cmd.Parse(argc, argv);
 
-    NS_ABORT_MSG_IF(cc != "dcqcn" && cc != "none", "--cc must be dcqcn or none, got " << cc);
+    if (cc != "dcqcn" && cc != "none")
+    {
+        throw astra::InputError("--cc must be dcqcn or none, got '" + cc + "'");
+    }
     Config::SetDefault(
         "ns3::RdmaHostStack::CongestionControl",
         TypeIdValue(cc == "dcqcn" ? RdmaCcDcqcn::GetTypeId() : RdmaCcNone::GetTypeId()));
@@ -69,13 +78,16 @@ main(int argc, char* argv[])
     p.nLeaves = leaves;
     p.hostsPerLeaf = hostsPerLeaf;
     p.nSpines = spines;
-    p.hostRate = DataRate(rate);
+    p.hostRate = rate;
     p.oversubscription = oversub;
     RdmaTopology t = th.LeafSpine(p);
     th.GetRdmaHelper().AssignStreams(t.AllNodes(), seed);
 
     const uint32_t n = t.hosts.GetN();
-    NS_ABORT_MSG_IF(n < 2, "need at least 2 hosts");
+    if (n < 2)
+    {
+        throw astra::InputError("need at least 2 hosts, got " + std::to_string(n));
+    }
     // seeded derangement: shuffle until no fixed point
     std::vector<uint32_t> perm(n);
     std::iota(perm.begin(), perm.end(), 0);
@@ -119,4 +131,12 @@ main(int argc, char* argv[])
     sum.Print(std::cout);
     Simulator::Destroy();
     return sum.messages == uint64_t(n) * messages ? 0 : 1;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    return ns3::astra::RunMain(&Run, argc, argv);
 }

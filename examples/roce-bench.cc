@@ -31,6 +31,8 @@
  *   ./roce-bench --cases=2d --npus=256 --size=67108864 --ack-interval=0
  */
 
+#include "ns3/astra-command-line.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/astra-fabric-helper.h"
 #include "ns3/astra-sim-helper.h"
 #include "ns3/config.h"
@@ -122,23 +124,11 @@ PeakRssKiB()
 std::vector<std::shared_ptr<const WorkloadGraph>>
 AllReduceGraphs(uint32_t npus, uint64_t bytes)
 {
-    std::vector<std::shared_ptr<const WorkloadGraph>> gs;
-    for (uint32_t r = 0; r < npus; ++r)
-    {
-        auto g = std::make_shared<WorkloadGraph>();
-        g->rank = r;
-        g->file = "roce-bench." + std::to_string(r);
-        WorkloadNode c;
-        c.id = 1;
-        c.name = "all_reduce";
-        c.kind = NodeKind::COMM_COLL;
-        c.collType = CollType::ALL_REDUCE;
-        c.commSize = bytes;
-        g->nodes.push_back(c);
-        g->BuildIndex();
-        gs.push_back(g);
-    }
-    return gs;
+    CollectiveWorkload c;
+    c.type = CollType::ALL_REDUCE;
+    c.bytes = bytes;
+    c.name = "all_reduce";
+    return MakeCollectiveWorkload(npus, c);
 }
 
 uint32_t g_finished = 0;
@@ -160,7 +150,9 @@ RunRoce(const BenchCase& c, const SystemParams& params, double maxSimMs)
     BenchResult r;
     ResetPeakRss();
     const auto w0 = std::chrono::steady_clock::now();
-    Config::SetDefault("ns3::RdmaHostStack::Mtu", UintegerValue(c.mtu));
+    SetDefaultFromOption("ns3::RdmaHostStack::Mtu",
+                         UintegerValue(c.mtu),
+                         "--mtu=" + std::to_string(c.mtu));
     const uint32_t npus = c.topo->GetNpuCount();
     AstraFabricHelper fabric;
     fabric.Install(c.topo);
@@ -321,8 +313,12 @@ Print(const BenchCase& c, const std::string& backend, const BenchResult& r)
 
 } // namespace
 
+namespace
+{
+
+/// The program (run by main through RunMain: bad input ends in a message and status 1).
 int
-main(int argc, char* argv[])
+Run(int argc, char* argv[])
 {
     std::string cases = "ring,2d,anchor";
     std::string npuList = "64,256";
@@ -343,7 +339,7 @@ main(int argc, char* argv[])
     uint64_t switchBufferMiB = 64;
     // a binary heap in a vector: fewer instructions than the default MapScheduler
     GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
-    CommandLine cmd(__FILE__);
+    AstraCommandLine cmd(__FILE__);
     cmd.AddValue("cases", "comma-separated: ring, 2d, anchor", cases);
     cmd.AddValue("npus", "comma-separated NPU counts of the ring and 2d cases", npuList);
     cmd.AddValue("size", "all-reduce bytes of the ring and 2d cases", size);
@@ -369,9 +365,12 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
     // a 256-port switch needs ~49 MB of reserved + PFC headroom at 400 Gbps, 1 us: give every
     // switch 64 MiB (the module's default is 32 MiB; 100-Tbit/s switch chips carry more)
-    Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(switchBufferMiB << 20));
-    Config::SetDefault("ns3::RdmaHostStack::AckInterval",
-                       UintegerValue(ackInterval == 0 ? 0xFFFFFFFFu : ackInterval));
+    SetDefaultFromOption("ns3::SwitchMmu::BufferSize",
+                         UintegerValue(switchBufferMiB << 20),
+                         "--switch-buffer-MiB=" + std::to_string(switchBufferMiB));
+    SetDefaultFromOption("ns3::RdmaHostStack::AckInterval",
+                         UintegerValue(ackInterval == 0 ? 0xFFFFFFFFu : ackInterval),
+                         "--ack-interval=" + std::to_string(ackInterval));
 
     auto gbpsToGBps = [](double gbps) { return gbps * 1e9 / 8.0 / 1073741824.0; };
     std::vector<BenchCase> list;
@@ -379,9 +378,14 @@ main(int argc, char* argv[])
     {
         if (kind == "ring" || kind == "2d")
         {
-            for (const auto& ns : Split(npuList))
+            for (uint64_t ns : ParseUnsignedList(npuList, "npus"))
             {
-                const uint32_t n = uint32_t(std::stoul(ns));
+                if (ns < 2 || ns > 1000000)
+                {
+                    throw InputError("--npus: " + std::to_string(ns) +
+                                     " NPUs (expected 2 to 1000000)");
+                }
+                const uint32_t n = uint32_t(ns);
                 BenchCase c;
                 c.bytes = size;
                 c.mtu = mtu;
@@ -395,9 +399,9 @@ main(int argc, char* argv[])
                 {
                     if (n % 8 != 0 || n < 16)
                     {
-                        std::cerr << "error: 2d case needs a multiple of 8 NPUs >= 16, got " << n
-                                  << std::endl;
-                        return 1;
+                        throw InputError("--npus: the 2d case needs a multiple of 8 NPUs >= 16, "
+                                         "got " +
+                                         std::to_string(n));
                     }
                     c.topo = std::make_shared<Topology>(Topology::FromDimensions(
                         {{DimType::SWITCH, 8, upGBps, upLatency},
@@ -410,10 +414,10 @@ main(int argc, char* argv[])
         }
         else if (kind == "anchor")
         {
-            for (const auto& s : Split(anchorSizes))
+            for (uint64_t bytes : ParseUnsignedList(anchorSizes, "anchor-sizes"))
             {
                 BenchCase c;
-                c.bytes = std::stoull(s);
+                c.bytes = bytes;
                 c.mtu = 1000;
                 // 8 leaves x 16 hosts at 200 Gbps, 5 us; 8 spines, 200 Gbps, 12.5 us
                 c.topo = std::make_shared<Topology>(Topology::FromDimensions(
@@ -483,4 +487,12 @@ main(int argc, char* argv[])
         }
     }
     return rc;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    return ns3::astra::RunMain(&Run, argc, argv);
 }

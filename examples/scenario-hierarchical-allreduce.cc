@@ -10,6 +10,7 @@
  *       [--scale-up-npus=4] [--scale-out-npus=4] [--workload=PREFIX] ...
  */
 
+#include "ns3/astra-command-line.h"
 #include "ns3/astra-fabric-helper.h"
 #include "ns3/astra-report.h"
 #include "ns3/astra-sim-helper.h"
@@ -51,8 +52,12 @@ NpuFinished(uint32_t npu, Time t)
 }
 } // namespace
 
+namespace
+{
+
+/// The program (run by main through RunMain: bad input ends in a message and status 1).
 int
-main(int argc, char* argv[])
+Run(int argc, char* argv[])
 {
     uint32_t upNpus = 4;  // NPUs per scale-up switch (dimension 0)
     uint32_t outNpus = 4; // NPUs per scale-out switch (dimension 1)
@@ -63,7 +68,7 @@ main(int argc, char* argv[])
     bool pfc = true;
     uint32_t bufferKB = 16384;
     std::string workload; // a Chakra prefix instead of the generated all-reduce
-    CommandLine cmd(__FILE__);
+    AstraCommandLine cmd(__FILE__);
     cmd.AddValue("scale-up-npus", "NPUs per scale-up switch", upNpus);
     cmd.AddValue("scale-out-npus", "NPUs per scale-out switch", outNpus);
     cmd.AddValue("scale-up-GBps", "scale-up link bandwidth (GB/s)", upGBps);
@@ -84,7 +89,12 @@ main(int argc, char* argv[])
                                                      {"dctcp", "ns3::RdmaCcDctcp"},
                                                      {"swift", "ns3::RdmaCcSwift"},
                                                      {"none", "ns3::RdmaCcNone"}};
-    NS_ABORT_MSG_IF(ccTypes.count(cc) == 0, "unknown --cc=" << cc);
+    if (ccTypes.count(cc) == 0)
+    {
+        throw InputError("unknown --cc=" + cc +
+                         " (expected dcqcn, hpcc, timely, dctcp, swift or "
+                         "none)");
+    }
     Config::SetDefault("ns3::RdmaHostStack::CongestionControl",
                        TypeIdValue(TypeId::LookupByName(ccTypes.at(cc))));
     Config::SetDefault("ns3::RdmaSwitch::IntEnabled", BooleanValue(cc == "hpcc"));
@@ -92,7 +102,9 @@ main(int argc, char* argv[])
     // HPCC, TIMELY and Swift
     Config::SetDefault("ns3::RdmaHostStack::BaseRtt", TimeValue(NanoSeconds(4 * (250 + 1000))));
     Config::SetDefault("ns3::SwitchMmu::PfcEnabled", BooleanValue(pfc));
-    Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(uint64_t(bufferKB) << 10));
+    SetDefaultFromOption("ns3::SwitchMmu::BufferSize",
+                         UintegerValue(uint64_t(bufferKB) << 10),
+                         "--buffer-KB=" + std::to_string(bufferKB));
     Config::SetDefault("ns3::RdmaHostStack::Mtu", UintegerValue(4096));
 
     // 2. the topology helper builds NPU nodes, NICs, switches, links and routes
@@ -179,4 +191,12 @@ main(int argc, char* argv[])
     std::cout << "RDMA messages " << g_messages << ", PFC pauses " << g_pauses << "\n";
     Simulator::Destroy();
     return status;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    return ns3::astra::RunMain(&Run, argc, argv);
 }

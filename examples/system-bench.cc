@@ -10,6 +10,7 @@
  *     data parallel on the others) on >= 1024 NPUs
  */
 
+#include "ns3/astra-command-line.h"
 #include "ns3/astra-diagnostics.h"
 #include "ns3/astra-sim-helper.h"
 #include "ns3/core-module.h"
@@ -157,8 +158,12 @@ Hybrid(uint32_t n, uint32_t layers, uint64_t actBytes, uint64_t gradBytes)
 
 } // namespace
 
+namespace
+{
+
+/// The program (run by main through RunMain: bad input ends in a message and status 1).
 int
-main(int argc, char* argv[])
+Run(int argc, char* argv[])
 {
     uint32_t big = 4096;
     uint32_t dp = 100;
@@ -167,7 +172,7 @@ main(int argc, char* argv[])
     // a binary heap in a vector: fewer instructions and cache misses than the default
     // MapScheduler with tens of thousands of pending events (override: --SchedulerType=...)
     GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
-    CommandLine cmd(__FILE__);
+    AstraCommandLine cmd(__FILE__);
     cmd.AddValue("big", "NPUs of the 3-D data-parallel case (a cube)", big);
     cmd.AddValue("dp", "data-parallel all-reduces in the big case", dp);
     cmd.AddValue("hybrid", "minimum NPUs of the hybrid case (8 x k x k, k rounded up)", hybrid);
@@ -222,4 +227,12 @@ main(int argc, char* argv[])
         Report("hybrid TP8 x DP, 8 layers", b, topo, p, Hybrid(8 * k * k, 8, 4 << 20, 32 << 20));
     }
     return 0;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    return ns3::astra::RunMain(&Run, argc, argv);
 }

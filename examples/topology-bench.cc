@@ -10,6 +10,7 @@
  *   build/topology-bench --network=net.yml
  */
 
+#include "ns3/astra-command-line.h"
 #include "ns3/astra-fabric-helper.h"
 #include "ns3/command-line.h"
 #include "ns3/simulator.h"
@@ -61,14 +62,18 @@ Shape(const std::string& name)
 
 } // namespace
 
+namespace
+{
+
+/// The program (run by main through RunMain: bad input ends in a message and status 1).
 int
-main(int argc, char* argv[])
+Run(int argc, char* argv[])
 {
     std::string network;
     std::string shape = "clos128";
     uint64_t routes = 10000000;
     bool fabric = false;
-    CommandLine cmd(__FILE__);
+    AstraCommandLine cmd(__FILE__);
     cmd.AddValue("network", "network YAML (overrides --shape)", network);
     cmd.AddValue("shape",
                  "built-in shape: clos128, switch128, ring128, fattree1024, rail1024",
@@ -119,4 +124,12 @@ main(int argc, char* argv[])
         Simulator::Destroy();
     }
     return 0;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    return ns3::astra::RunMain(&Run, argc, argv);
 }

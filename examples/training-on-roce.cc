@@ -17,6 +17,9 @@
  * first, so the command line wins).
  */
 
+#include "ns3/astra-command-line.h"
+#include "ns3/astra-config.h"
+#include "ns3/astra-input.h"
 #include "ns3/astra-paths.h"
 #include "ns3/astra-sim-helper.h"
 #include "ns3/config.h"
@@ -28,6 +31,7 @@
 #include "ns3/topology.h"
 #include "ns3/workload-loader.h"
 
+#include <algorithm>
 #include <cstring>
 #include <iomanip>
 #include <iostream>
@@ -57,8 +61,12 @@ PreApplyRoceConfig(int argc, char* argv[])
 
 } // namespace
 
+namespace
+{
+
+/// The program (run by main through RunMain: bad input ends in a message and status 1).
 int
-main(int argc, char* argv[])
+Run(int argc, char* argv[])
 {
     const std::string ref = GetReferenceDir();
     std::string workload = ref + "/stg-gpt-dp2-tp2-pp2/gpt_dp2_tp2_pp2";
@@ -91,23 +99,16 @@ main(int argc, char* argv[])
     double maxSimMs = 10000;
     double progressSec = 5;
     uint64_t hangNs = 10000000;
+    int64_t rngStream = -1;
 
-    try
-    {
-        // defaults of this scenario (overridable by the file and the command line)
-        Config::SetDefault("ns3::RdmaHostStack::Mtu", UintegerValue(4096));
-        // lossless (PFC) classes: data (priority 3) and ACK/CNP (7) only, so that the
-        // headroom of fast, long links (e.g. HGX's 400 GB/s, 936 ns) fits the buffer
-        Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", UintegerValue(0x88));
-        PreApplyRoceConfig(argc, argv);
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "error: " << e.what() << std::endl;
-        return 1;
-    }
+    // defaults of this scenario (overridable by the file and the command line)
+    Config::SetDefault("ns3::RdmaHostStack::Mtu", UintegerValue(4096));
+    // lossless (PFC) classes: data (priority 3) and ACK/CNP (7) only, so that the
+    // headroom of fast, long links (e.g. HGX's 400 GB/s, 936 ns) fits the buffer
+    Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", UintegerValue(0x88));
+    PreApplyRoceConfig(argc, argv);
 
-    CommandLine cmd(__FILE__);
+    AstraCommandLine cmd(__FILE__);
     cmd.AddValue("workload-configuration",
                  "Chakra prefix (PREFIX.<rank>.et) or a .txt text workload",
                  workload);
@@ -151,21 +152,44 @@ main(int argc, char* argv[])
     cmd.AddValue("pcap", "write pcap files of every NIC and switch port", pcap);
     cmd.AddValue("max-sim-ms", "stop the simulation at this time (ms) if not finished", maxSimMs);
     cmd.AddValue("progress-seconds", "wall seconds between progress lines (0: none)", progressSec);
+    cmd.AddValue("rng-stream",
+                 "RoCE: first random stream of the switches' ECN draws (-1: ns-3's automatic "
+                 "numbering; >= 0: results independent of earlier scenarios in the process)",
+                 rngStream);
     cmd.AddValue("hang-ns",
                  "simulated ns without progress after which the run is reported hung",
                  hangNs);
     cmd.Parse(argc, argv);
+    if (queueSampleNs == 0)
+    {
+        throw InputError("--queue-sample-ns=0: the sampling interval must be > 0");
+    }
+    if (!(maxSimMs > 0) || maxSimMs > 1e9)
+    {
+        throw InputError("--max-sim-ms=" + std::to_string(maxSimMs) +
+                         ": expected a time limit from >0 to 1e9 ms");
+    }
 
     AstraSimScenario sc;
-    sc.GetMonitor()->SetAttribute("ProgressInterval", DoubleValue(progressSec));
-    sc.GetMonitor()->SetAttribute("HangTimeout", TimeValue(NanoSeconds(hangNs)));
+    SetAttributeFromOption(*sc.GetMonitor(),
+                           "ProgressInterval",
+                           DoubleValue(progressSec),
+                           "--progress-seconds=" + std::to_string(progressSec));
+    SetAttributeFromOption(*sc.GetMonitor(),
+                           "HangTimeout",
+                           TimeValue(NanoSeconds(hangNs)),
+                           "--hang-ns=" + std::to_string(hangNs));
+    sc.SetRngStreams(rngStream);
     std::shared_ptr<Topology> topo;
-    try
+    // an input error ends the program with its message and status 1 (RunMain)
     {
         if (network.empty())
         {
-            NS_ABORT_MSG_IF(scaleUpNpus == 0 || 8 % scaleUpNpus != 0,
-                            "--scale-up-npus must divide 8 for the default workload");
+            if (scaleUpNpus == 0 || 8 % scaleUpNpus != 0)
+            {
+                throw InputError("--scale-up-npus=" + std::to_string(scaleUpNpus) +
+                                 ": must divide 8 for the default workload");
+            }
             DimensionSpec up{DimType::SWITCH, scaleUpNpus, scaleUpGBps, scaleUpLatency};
             const uint32_t outNpus = 8 / scaleUpNpus;
             const double outGBps = GbpsToGBps(scaleOutGbps);
@@ -173,9 +197,12 @@ main(int argc, char* argv[])
             const bool clos = spines > 0 && hostsPerLeaf < outNpus;
             if (clos)
             {
-                NS_ABORT_MSG_IF(outNpus % hostsPerLeaf != 0,
-                                "--hosts-per-leaf must divide the " << outNpus
-                                                                    << " scale-out NPUs");
+                if (hostsPerLeaf == 0 || outNpus % hostsPerLeaf != 0)
+                {
+                    throw InputError("--hosts-per-leaf=" + std::to_string(hostsPerLeaf) +
+                                     ": must divide the " + std::to_string(outNpus) +
+                                     " scale-out NPUs");
+                }
                 out = ClosDimension(outNpus,
                                     hostsPerLeaf,
                                     spines,
@@ -201,7 +228,7 @@ main(int argc, char* argv[])
         SystemParams params;
         if (!system.empty())
         {
-            params = AstraSimHelper::LoadSystemParams(system, ref + "/astra-sim");
+            params = LoadSystemParams(system, ref + "/astra-sim");
         }
         else
         {
@@ -230,8 +257,19 @@ main(int argc, char* argv[])
         sc.SetTopology(topo);
         sc.SetSystemParams(params);
         sc.SetWorkloads(graphs);
-        sc.SetCommGroups(AstraSimHelper::LoadCommGroups(commGroups));
+        sc.SetCommGroups(LoadCommGroups(commGroups, npus));
         sc.SetBackend("roce");
+        const std::vector<std::string> policies = {"none", "round-robin", "block", "dim0-line"};
+        if (std::find(policies.begin(), policies.end(), partition) == policies.end())
+        {
+            throw InputError("--partition=" + partition +
+                             ": expected none, round-robin, block or dim0-line" +
+                             DidYouMean(partition, policies));
+        }
+        if (systems == 0)
+        {
+            throw InputError("--systems=0: at least one system id");
+        }
         sc.GetFabric().SetPartition(partition, systems);
         sc.SetAppAttribute("DropDanglingCtrlDeps", BooleanValue(dropDangling));
         sc.SetAppAttribute("ReferenceHwLimits", BooleanValue(hwLimits));
@@ -240,11 +278,6 @@ main(int argc, char* argv[])
             sc.SetMemoryModel(AnalyticalRemoteMemory::FromFile(remoteMemory));
         }
         sc.Build();
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "error: " << e.what() << std::endl;
-        return 1;
     }
 
     mkdir(outputDir.c_str(), 0755);
@@ -302,4 +335,12 @@ main(int argc, char* argv[])
               << "/: npus.csv collectives.csv timeline.json fct.txt pfc.txt queue.txt\n";
     sc.Destroy();
     return rc;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    return ns3::astra::RunMain(&Run, argc, argv);
 }

@@ -1,11 +1,12 @@
 #include "astra-fabric-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/astra-diagnostics.h"
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/rdma-host-stack.h"
 #include "ns3/rdma-routing-helper.h"
 #include "ns3/rdma-switch.h"
-#include "ns3/roce-backend.h"
 #include "ns3/roce-header.h"
 #include "ns3/uinteger.h"
 
@@ -19,22 +20,76 @@ namespace astra
 
 NS_LOG_COMPONENT_DEFINE("AstraFabricHelper");
 
-AstraFabricHelper::AstraFabricHelper() = default;
+AstraFabricHelper::AstraFabricHelper()
+    : m_rdma(&m_ownRdma)
+{
+}
+
+AstraFabricHelper::AstraFabricHelper(RdmaHelper& rdma)
+    : m_rdma(&rdma)
+{
+}
+
+AstraFabricHelper::AstraFabricHelper(const AstraFabricHelper& other)
+    : m_ownRdma(other.m_ownRdma),
+      m_rdma(other.m_rdma == &other.m_ownRdma ? &m_ownRdma : other.m_rdma),
+      m_partition(other.m_partition),
+      m_systems(other.m_systems),
+      m_transit(other.m_transit),
+      m_autoConfigure(other.m_autoConfigure),
+      m_topo(other.m_topo),
+      m_npus(other.m_npus),
+      m_switches(other.m_switches),
+      m_memory(other.m_memory),
+      m_byTopo(other.m_byTopo),
+      m_systemIds(other.m_systemIds),
+      m_anchor(other.m_anchor),
+      m_linkDevs(other.m_linkDevs)
+{
+}
+
+AstraFabricHelper&
+AstraFabricHelper::operator=(const AstraFabricHelper& other)
+{
+    if (this != &other)
+    {
+        m_ownRdma = other.m_ownRdma;
+        m_rdma = other.m_rdma == &other.m_ownRdma ? &m_ownRdma : other.m_rdma;
+        m_partition = other.m_partition;
+        m_systems = other.m_systems;
+        m_transit = other.m_transit;
+        m_autoConfigure = other.m_autoConfigure;
+        m_topo = other.m_topo;
+        m_npus = other.m_npus;
+        m_switches = other.m_switches;
+        m_memory = other.m_memory;
+        m_byTopo = other.m_byTopo;
+        m_systemIds = other.m_systemIds;
+        m_anchor = other.m_anchor;
+        m_linkDevs = other.m_linkDevs;
+    }
+    return *this;
+}
 
 RdmaHelper&
 AstraFabricHelper::GetRdmaHelper()
 {
-    return m_rdma;
+    return *m_rdma;
 }
 
 void
 AstraFabricHelper::SetPartition(const std::string& policy, uint32_t systems)
 {
-    NS_ABORT_MSG_IF(policy != "none" && policy != "round-robin" && policy != "block" &&
-                        policy != "dim0-line",
-                    "AstraFabricHelper: unknown partition policy '"
-                        << policy << "' (none, round-robin, block, dim0-line)");
-    NS_ABORT_MSG_IF(systems == 0, "AstraFabricHelper: systems must be >= 1");
+    if (policy != "none" && policy != "round-robin" && policy != "block" && policy != "dim0-line")
+    {
+        throw InputError("AstraFabricHelper: unknown partition policy '" + policy +
+                         "' (none, round-robin, block, dim0-line)");
+    }
+    if (systems == 0)
+    {
+        throw InputError("AstraFabricHelper: the number of systems (logical processes) must be "
+                         ">= 1");
+    }
     m_partition = policy;
     m_systems = systems;
 }
@@ -43,6 +98,18 @@ void
 AstraFabricHelper::SetHostTransit(bool enable)
 {
     m_transit = enable;
+}
+
+void
+AstraFabricHelper::SetAutoConfigure(bool enable)
+{
+    m_autoConfigure = enable;
+}
+
+int64_t
+AstraFabricHelper::AssignStreams(int64_t stream)
+{
+    return m_rdma->AssignStreams(GetAllNodes(), stream);
 }
 
 DataRate
@@ -192,36 +259,20 @@ AstraFabricHelper::Install(std::shared_ptr<const Topology> topo)
         }
     }
     // NPUs first: host index = NPU id
-    NS_ABORT_MSG_IF(m_rdma.GetNHosts() != 0,
+    NS_ABORT_MSG_IF(m_rdma->GetNHosts() != 0,
                     "AstraFabricHelper: the RdmaHelper already numbered hosts");
-    m_rdma.InstallHosts(m_npus);
+    m_rdma->InstallHosts(m_npus);
     if (m_memory.GetN())
     {
-        m_rdma.InstallHosts(m_memory);
+        m_rdma->InstallHosts(m_memory);
     }
-    // PFC headroom is sized from the largest frame: follow the hosts' Mtu
-    if (m_npus.GetN())
+    if (m_autoConfigure)
     {
-        Ptr<RdmaHostStack> hs = m_npus.Get(0)->GetObject<RdmaHostStack>();
-        TypeId mmu = TypeId::LookupByName("ns3::SwitchMmu");
-        TypeId::AttributeInformation info;
-        if (hs && mmu.LookupAttributeByName("MtuFrameBytes", &info))
-        {
-            uint64_t need = RdmaHostStack::DataWireBytes(hs->GetMtu(), true);
-            UintegerValue cur;
-            cur.DeserializeFromString(info.initialValue->SerializeToString(info.checker),
-                                      info.checker);
-            if (cur.Get() < need)
-            {
-                NS_LOG_INFO("SwitchMmu::MtuFrameBytes " << cur.Get() << " -> " << need
-                                                        << " (host Mtu " << hs->GetMtu() << ")");
-                m_rdma.SetMmuAttribute("MtuFrameBytes", UintegerValue(need));
-            }
-        }
+        ConfigureMtuFrame();
     }
     if (m_switches.GetN())
     {
-        m_rdma.Install(m_switches);
+        m_rdma->Install(m_switches);
     }
 
     const auto& links = topo->GetLinks();
@@ -229,7 +280,7 @@ AstraFabricHelper::Install(std::shared_ptr<const Topology> topo)
     for (const auto& l : links)
     {
         m_linkDevs.push_back(
-            m_rdma.Connect(m_byTopo[l.a], m_byTopo[l.b], LinkRate(l), LinkDelay(l)));
+            m_rdma->Connect(m_byTopo[l.a], m_byTopo[l.b], LinkRate(l), LinkDelay(l)));
     }
 
     if (m_transit)
@@ -244,26 +295,111 @@ AstraFabricHelper::Install(std::shared_ptr<const Topology> topo)
         }
         if (multi.GetN())
         {
-            m_rdma.EnableHostTransit(multi);
+            m_rdma->EnableHostTransit(multi);
         }
     }
 
-    ApplyEcnRateMap();
-
     RdmaRoutingHelper routing;
     routing.PopulateRoutingTables(GetAllNodes());
+    if (m_autoConfigure)
+    {
+        ConfigureFromFabric();
+    }
     NS_LOG_INFO("fabric: " << m_npus.GetN() << " NPUs, " << m_switches.GetN() << " switches, "
                            << links.size() << " links");
     return m_npus;
 }
 
 void
-AstraFabricHelper::ApplyEcnRateMap()
+AstraFabricHelper::ConfigureMtuFrame()
 {
-    const auto& map = RoceBackend::GetEcnRateMap();
-    if (map.empty())
+    // PFC headroom is sized from the largest frame: follow the hosts' Mtu
+    if (!m_npus.GetN())
     {
         return;
+    }
+    Ptr<RdmaHostStack> hs = m_npus.Get(0)->GetObject<RdmaHostStack>();
+    TypeId mmu = TypeId::LookupByName("ns3::SwitchMmu");
+    TypeId::AttributeInformation info;
+    if (hs && mmu.LookupAttributeByName("MtuFrameBytes", &info))
+    {
+        uint64_t need = RdmaHostStack::DataWireBytes(hs->GetMtu(), true);
+        UintegerValue cur;
+        cur.DeserializeFromString(info.initialValue->SerializeToString(info.checker), info.checker);
+        if (cur.Get() < need)
+        {
+            NS_LOG_INFO("SwitchMmu::MtuFrameBytes " << cur.Get() << " -> " << need << " (host Mtu "
+                                                    << hs->GetMtu() << ")");
+            m_rdma->SetMmuAttribute("MtuFrameBytes", UintegerValue(need));
+        }
+    }
+}
+
+void
+AstraFabricHelper::ConfigureFromFabric()
+{
+    NodeContainer hosts(m_npus, m_memory);
+    // every port carries the hosts' largest frame (e.g. SimAI's 9000 B payloads need an IP
+    // MTU above the devices' default 9000)
+    uint32_t needIp = 0;
+    for (uint32_t i = 0; i < hosts.GetN(); ++i)
+    {
+        if (Ptr<RdmaHostStack> hs = hosts.Get(i)->GetObject<RdmaHostStack>())
+        {
+            needIp =
+                std::max(needIp,
+                         RdmaHostStack::DataWireBytes(hs->GetMtu(), true) - kEthernetWireOverhead -
+                             RoceHeader::kEthBytes - RoceHeader::kFcsBytes);
+        }
+    }
+    if (needIp > 0xFFFF)
+    {
+        throw InputError("RdmaHostStack::Mtu makes " + std::to_string(needIp) +
+                         " B IP packets, above the 65535 B an IPv4 packet can hold");
+    }
+    for (const auto& devs : m_linkDevs)
+    {
+        for (const Ptr<RdmaNetDevice>& d : {devs.first, devs.second})
+        {
+            if (d->GetMtu() < needIp)
+            {
+                d->SetMtu(uint16_t(needIp));
+            }
+        }
+    }
+    // base RTT where none is given (HPCC, DCTCP and Swift use it)
+    Time baseRtt(0);
+    for (uint32_t i = 0; i < hosts.GetN(); ++i)
+    {
+        Ptr<RdmaHostStack> hs = hosts.Get(i)->GetObject<RdmaHostStack>();
+        TimeValue rtt;
+        if (hs && hs->GetAttributeFailSafe("BaseRtt", rtt) && rtt.Get().IsZero())
+        {
+            if (baseRtt.IsZero())
+            {
+                baseRtt = ComputeBaseRtt(hs->GetMtu());
+            }
+            if (baseRtt.IsStrictlyPositive())
+            {
+                hs->SetAttribute("BaseRtt", TimeValue(baseRtt));
+            }
+        }
+    }
+    // validate the host stacks now (not at the first message) and see whether a
+    // congestion control needs INT
+    bool needInt = false;
+    for (uint32_t i = 0; i < hosts.GetN(); ++i)
+    {
+        Ptr<RdmaHostStack> hs = hosts.Get(i)->GetObject<RdmaHostStack>();
+        if (!hs)
+        {
+            continue;
+        }
+        for (uint8_t p = 0; p < 8; ++p)
+        {
+            Ptr<RdmaCongestionOps> cc = hs->GetCongestionControl(p); // validates
+            needInt = needInt || cc->NeedsInt();
+        }
     }
     NodeContainer all = GetAllNodes();
     for (uint32_t i = 0; i < all.GetN(); ++i)
@@ -273,28 +409,93 @@ AstraFabricHelper::ApplyEcnRateMap()
         {
             continue;
         }
-        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        if (needInt)
         {
-            const double rate = double(sw->GetPort(p)->GetDataRate().GetBitRate());
-            // nearest entry (in log scale), scaled linearly to this port's rate
-            auto best = map.begin();
-            double bestDist = 1e300;
-            for (auto it = map.begin(); it != map.end(); ++it)
-            {
-                double d = std::fabs(std::log(double(std::max<uint64_t>(it->first, 1)) / rate));
-                if (d < bestDist)
-                {
-                    bestDist = d;
-                    best = it;
-                }
-            }
-            const double scale = rate / double(std::max<uint64_t>(best->first, 1));
-            sw->SetEcnThresholds(p,
-                                 uint32_t(std::llround(best->second.kminBytes * scale)),
-                                 uint32_t(std::llround(best->second.kmaxBytes * scale)),
-                                 best->second.pmax);
+            sw->SetAttribute("IntEnabled", BooleanValue(true));
+        }
+        const std::string err = sw->GetMmu()->CheckConfiguration();
+        if (!err.empty())
+        {
+            throw InputError(err);
         }
     }
+}
+
+Time
+AstraFabricHelper::ComputeBaseRtt(uint32_t mtu) const
+{
+    NS_ABORT_MSG_IF(!m_topo, "AstraFabricHelper::ComputeBaseRtt before Install");
+    const uint32_t nodes = m_topo->GetNodeCount();
+    const auto& links = m_topo->GetLinks();
+    RdmaMeta ack;
+    ack.opcode = RoceOpcode::ACK;
+    const uint64_t ackBits = 8 * uint64_t(RoceFrame::GetFrameBytes(ack) + kEthernetWireOverhead);
+    const uint64_t dataBits = 8 * uint64_t(RdmaHostStack::DataWireBytes(mtu, true));
+    // cost of crossing one link both ways (ps): propagation twice, the data frame one way,
+    // its ACK the other
+    std::vector<uint64_t> cost(links.size());
+    for (size_t l = 0; l < links.size(); ++l)
+    {
+        const uint64_t bps = std::max<uint64_t>(1, LinkRate(links[l]).GetBitRate());
+        const uint64_t delayPs = uint64_t(LinkDelay(links[l]).GetPicoSeconds());
+        cost[l] = 2 * delayPs + (dataBits * 1000000000000ull + bps - 1) / bps +
+                  (ackBits * 1000000000000ull + bps - 1) / bps;
+    }
+    auto isHost = [&](uint32_t v) { return m_topo->GetNodeKind(v) != TopoNodeKind::SWITCH; };
+    // hosts relay only when they forward transit traffic (several links, transit on)
+    auto relays = [&](uint32_t v) {
+        return !isHost(v) || (m_transit && m_topo->GetNodeLinks(v).size() > 1);
+    };
+    uint64_t worst = 0;
+    std::vector<uint32_t> dist(nodes);
+    std::vector<uint64_t> far(nodes);
+    std::vector<uint32_t> layer;
+    std::vector<uint32_t> next;
+    for (uint32_t src = 0; src < nodes; ++src)
+    {
+        if (!isHost(src))
+        {
+            continue;
+        }
+        // breadth first by hops; far[v] = the costliest of the shortest paths to v
+        std::fill(dist.begin(), dist.end(), UINT32_MAX);
+        std::fill(far.begin(), far.end(), 0);
+        dist[src] = 0;
+        layer.assign(1, src);
+        for (uint32_t d = 1; !layer.empty(); ++d)
+        {
+            next.clear();
+            for (uint32_t u : layer)
+            {
+                if (u != src && !relays(u))
+                {
+                    continue;
+                }
+                for (uint32_t l : m_topo->GetNodeLinks(u))
+                {
+                    const uint32_t w = links[l].a == u ? links[l].b : links[l].a;
+                    if (dist[w] == UINT32_MAX)
+                    {
+                        dist[w] = d;
+                        next.push_back(w);
+                    }
+                    if (dist[w] == d)
+                    {
+                        far[w] = std::max(far[w], far[u] + cost[l]);
+                    }
+                }
+            }
+            layer.swap(next);
+        }
+        for (uint32_t v = 0; v < nodes; ++v)
+        {
+            if (v != src && isHost(v) && dist[v] != UINT32_MAX)
+            {
+                worst = std::max(worst, far[v]);
+            }
+        }
+    }
+    return NanoSeconds(int64_t((worst + 999) / 1000));
 }
 
 NodeContainer

@@ -42,8 +42,17 @@ namespace astra
  *   (RdmaHelper::EnableHostTransit), so switch-less dimensions and paths that
  *   cross dimensions are routed through NPUs' NICs;
  * - ECMP shortest-path routes (RdmaRoutingHelper) on every node;
- * - if RoceBackend::GetEcnRateMap() is not empty (HPCC's KMIN/KMAX/PMAX maps),
- *   every switch and forwarder port gets the thresholds of its line rate.
+ * - what the built fabric determines (SetAutoConfigure, on by default):
+ *   SwitchMmu::MtuFrameBytes follows the hosts' Mtu (PFC headroom sizing),
+ *   and a device whose IP Mtu cannot carry the hosts' largest data frame
+ *   (SimAI's 9000 B payloads) gets a larger one;
+ *   a host stack whose RdmaHostStack::BaseRtt is 0 gets the fabric's base
+ *   RTT (ComputeBaseRtt); when a host's congestion control needs in-band
+ *   telemetry (HPCC, RdmaCongestionOps::NeedsInt) every switch and forwarder
+ *   gets IntEnabled = true; and every host stack and switch MMU is validated,
+ *   so that a bad setting is an astra::InputError before the simulation runs.
+ *   ECN thresholds come from each switch's marker (HPCC's per-rate maps:
+ *   RdmaEcnRed::RateThresholds).
  *
  * Every node gets an ns-3 system id (for a later MPI run) from the partition
  * policy: "none" (all 0), "round-robin" (NPU i -> i mod Systems), "block"
@@ -73,12 +82,21 @@ class AstraFabricHelper
 {
   public:
     AstraFabricHelper();
+    /**
+     * Build with another RdmaHelper (its attributes, host numbering and host
+     * directory), which must outlive this helper.
+     * \param rdma the helper
+     */
+    explicit AstraFabricHelper(RdmaHelper& rdma);
+    AstraFabricHelper(const AstraFabricHelper& other);            //!< copy
+    AstraFabricHelper& operator=(const AstraFabricHelper& other); //!< assign \return *this
 
     /// \return the RdmaHelper used to build (set device/switch/MMU/host attributes on it)
     RdmaHelper& GetRdmaHelper();
 
     /**
      * Choose how nodes are assigned to ns-3 system ids (logical processes).
+     * Throws astra::InputError for an unknown policy or 0 systems.
      * \param policy "none", "round-robin", "block" or "dim0-line"
      * \param systems number of logical processes (>= 1)
      */
@@ -86,6 +104,37 @@ class AstraFabricHelper
 
     /// Enable (default) or disable transit forwarding on multi-port NPUs \param enable flag
     void SetHostTransit(bool enable);
+
+    /**
+     * Enable (default) or disable the settings Install derives from the
+     * fabric (class description: MtuFrameBytes, BaseRtt, IntEnabled for
+     * HPCC, validation). Disabled, every value is taken from the RdmaHelper
+     * and the attribute defaults as given (RdmaTopologyHelper's builders).
+     * \param enable flag
+     */
+    void SetAutoConfigure(bool enable);
+
+    /**
+     * The fabric's base RTT, as a host stack's BaseRtt: the largest, over
+     * all pairs of hosts (NPUs and memory nodes) and the shortest paths
+     * between them, of twice the propagation delay plus the serialization of
+     * one data frame of mtu payload bytes (with its RETH) on every hop one
+     * way and of its ACK on every hop back (HPCC's simulator counts the
+     * payload one way only), rounded up to the ns. Call after Install.
+     * \param mtu payload bytes per packet (RdmaHostStack::Mtu)
+     * \return the base RTT (0 if there are fewer than two hosts)
+     */
+    Time ComputeBaseRtt(uint32_t mtu) const;
+
+    /**
+     * Fix the random streams of the fabric's switches and forwarders (ECN
+     * marking draws), so that a run does not depend on how many random
+     * variables the process created before (ns-3's automatic stream
+     * numbering is process-wide). Call after Install.
+     * \param stream first stream
+     * \return streams used
+     */
+    int64_t AssignStreams(int64_t stream);
 
     /**
      * Build the fabric. Can be called once per helper.
@@ -144,13 +193,17 @@ class AstraFabricHelper
     /// anchor NPU of every node (m_anchor), the NPU whose system id it takes
     void ComputeAnchors();
     uint32_t ComputeSystemId(uint32_t topoNode) const;
-    /// per-port ECN thresholds from RoceBackend::GetEcnRateMap() (HPCC's *_MAP keys)
-    void ApplyEcnRateMap();
+    /// SwitchMmu::MtuFrameBytes from the hosts' Mtu (before the switches are installed)
+    void ConfigureMtuFrame();
+    /// BaseRtt, IntEnabled for HPCC, validation (after the fabric is built)
+    void ConfigureFromFabric();
 
-    RdmaHelper m_rdma;
+    RdmaHelper m_ownRdma; //!< the helper used unless another was given
+    RdmaHelper* m_rdma;   //!< the helper used (m_ownRdma or the constructor's)
     std::string m_partition{"none"};
     uint32_t m_systems{1};
     bool m_transit{true};
+    bool m_autoConfigure{true};
     std::shared_ptr<const Topology> m_topo;
     NodeContainer m_npus;
     NodeContainer m_switches;

@@ -4,6 +4,7 @@
 #include "astra-sim-helper.h"
 #include "rdma-trace-writers.h"
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/astra-report.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
@@ -60,8 +61,8 @@ UsesEcn(const std::string& cc)
     return cc == "dcqcn" || cc == "dctcp";
 }
 
-/// State of one run, reached by the trace callbacks.
-struct RunState
+/// State of one run, reached by the trace callbacks; the consumer of the background QPs.
+struct RunState : public RdmaQpConsumer
 {
     // workload
     std::vector<Ptr<AstraSimApplication>> apps;
@@ -175,26 +176,22 @@ struct RunState
     {
         if (!done)
         {
-            stacks[host]->PostWrite(bgQp[host], bgBytes, RoceBackend::kForeignTagBit | bgTag++);
+            stacks[host]->PostWrite(bgQp[host], bgBytes, bgTag++);
         }
     }
 
-    void OnTx(const RdmaMessageInfo& info)
+    /// a background message was acknowledged (only the background QPs have this consumer)
+    void TxComplete(RdmaQueuePair&, const RdmaMessageInfo& info) override
     {
-        if (info.sport >= kBgSportBase && info.sport < kBgSportBase + bgQp.size() &&
-            info.srcHost < bgQp.size() && bgQp[info.srcHost] &&
-            bgQp[info.srcHost]->GetQpn() == info.srcQp)
+        if (!oneShot)
         {
-            if (!oneShot)
-            {
-                PostBg(info.srcHost); // closed loop: one background message in flight per source
-            }
-            else if (--bgPending == 0)
-            {
-                lastFinish = Simulator::Now();
-                done = true;
-                Simulator::Stop();
-            }
+            PostBg(info.srcHost); // closed loop: one background message in flight per source
+        }
+        else if (--bgPending == 0)
+        {
+            lastFinish = Simulator::Now();
+            done = true;
+            Simulator::Stop();
         }
     }
 
@@ -242,23 +239,11 @@ Percentile(const std::vector<double>& v, double q)
 std::vector<std::shared_ptr<const WorkloadGraph>>
 SingleCollective(uint32_t npus, CollType type, uint64_t bytes)
 {
-    std::vector<std::shared_ptr<const WorkloadGraph>> gs;
-    for (uint32_t r = 0; r < npus; ++r)
-    {
-        auto g = std::make_shared<WorkloadGraph>();
-        g->rank = r;
-        g->file = "cc-study." + std::to_string(r);
-        WorkloadNode c;
-        c.id = 1;
-        c.name = std::string(CollTypeName(type));
-        c.kind = NodeKind::COMM_COLL;
-        c.collType = type;
-        c.commSize = bytes;
-        g->nodes.push_back(c);
-        g->BuildIndex();
-        gs.push_back(g);
-    }
-    return gs;
+    CollectiveWorkload c;
+    c.type = type;
+    c.bytes = bytes;
+    c.name = CollTypeName(type);
+    return MakeCollectiveWorkload(npus, c);
 }
 
 /// mkdir -p
@@ -270,8 +255,8 @@ MakeDir(const std::string& d)
         const std::string part = d.substr(0, pos);
         if (!part.empty() && mkdir(part.c_str(), 0755) != 0 && errno != EEXIST)
         {
-            throw std::runtime_error("cc-study: cannot create folder " + part + ": " +
-                                     std::strerror(errno));
+            throw InputError("cc-study: cannot create folder " + part + ": " +
+                             std::strerror(errno));
         }
         if (pos == std::string::npos)
         {
@@ -306,8 +291,8 @@ CcStudy::CcTypeId(const std::string& name)
     TypeId tid;
     if (it == kShort.end() || !TypeId::LookupByNameFailSafe(it->second, &tid))
     {
-        throw std::invalid_argument("cc-study: unknown congestion control '" + name +
-                                    "' (dcqcn, hpcc, timely, dctcp, swift or none)");
+        throw InputError("cc-study: unknown congestion control '" + name +
+                         "' (dcqcn, hpcc, timely, dctcp, swift or none)");
     }
     return tid;
 }
@@ -336,40 +321,41 @@ CcStudy::Run(const CcStudyConfig& c)
     CcTypeId(bgCc);
     if (c.npus < 2)
     {
-        throw std::runtime_error("cc-study: --npus must be >= 2");
+        throw InputError("cc-study: --npus must be >= 2");
     }
     if (c.background != "none" && c.background != "incast" && c.background != "permutation")
     {
-        throw std::runtime_error(
-            "cc-study: --background must be none, incast or permutation, got '" + c.background +
-            "'");
+        throw InputError("cc-study: --background must be none, incast or permutation, got '" +
+                         c.background + "'");
     }
     if (c.background == "incast" && (c.bgSenders == 0 || c.bgSenders >= c.npus))
     {
-        throw std::runtime_error("cc-study: --bg-senders must be in 1.." +
-                                 std::to_string(c.npus - 1));
+        throw InputError("cc-study: --bg-senders must be in 1.." + std::to_string(c.npus - 1));
     }
     if (c.bgPriority > 7 || c.bgPriority == 7)
     {
-        throw std::runtime_error("cc-study: --bg-prio must be 0..6 (7 carries ACKs and CNPs)");
+        throw InputError("cc-study: --bg-prio must be 0..6 (7 carries ACKs and CNPs)");
     }
     if (c.background != "none" && c.bgBytes == 0)
     {
-        throw std::runtime_error("cc-study: --bg-bytes must be > 0");
+        throw InputError("cc-study: --bg-bytes must be > 0");
     }
     if (!c.bgCc.empty() && c.bgPriority == 3)
     {
-        throw std::runtime_error(
+        throw InputError(
             "cc-study: --bg-cc needs --bg-prio other than 3 (the collective's priority)");
     }
     const bool ecn = UsesEcn(c.cc) || UsesEcn(bgCc);
     const bool dctcp = c.cc == "dctcp" || bgCc == "dctcp";
-    const uint64_t kmax = dctcp ? c.kminBytes : c.kmaxBytes;
-    const double pmax = dctcp ? 1.0 : c.pmax;
-    std::string ecnErr = RdmaSwitch::CheckEcn(uint32_t(c.kminBytes), uint32_t(kmax), pmax);
+    if (c.kminBytes > 0xFFFFFFFFull || c.kmaxBytes > 0xFFFFFFFFull)
+    {
+        throw InputError("cc-study: --kmin / --kmax must be below 2^32 bytes");
+    }
+    std::string ecnErr =
+        dctcp ? "" : RdmaEcnMarker::CheckThresholds(c.kminBytes, c.kmaxBytes, c.pmax);
     if (!ecnErr.empty())
     {
-        throw std::runtime_error("cc-study: " + ecnErr);
+        throw InputError("cc-study: " + ecnErr);
     }
 
     // topology: one Switch dimension (ring, a2a, Chakra) or 2 x npus/2 (hier)
@@ -379,7 +365,7 @@ CcStudy::Run(const CcStudyConfig& c)
     {
         if (c.npus < 4 || c.npus % 2 != 0)
         {
-            throw std::runtime_error("cc-study: --workload=hier needs an even --npus >= 4");
+            throw InputError("cc-study: --workload=hier needs an even --npus >= 4");
         }
         dims.push_back(DimensionSpec{DimType::SWITCH, 2, gbps, c.linkLatencyNs});
         dims.push_back(DimensionSpec{DimType::SWITCH, c.npus / 2, gbps, c.linkLatencyNs});
@@ -407,7 +393,7 @@ CcStudy::Run(const CcStudyConfig& c)
     {
         if (c.background == "none")
         {
-            throw std::runtime_error("cc-study: --workload=none needs a --background");
+            throw InputError("cc-study: --workload=none needs a --background");
         }
     }
     else if (c.workload == "ring" || c.workload == "hier")
@@ -445,9 +431,21 @@ CcStudy::Run(const CcStudyConfig& c)
         rdma.SetHostStackAttribute("CnpInterval", TimeValue(Time(0)));
     }
     rdma.SetSwitchAttribute("EcnEnabled", BooleanValue(ecn));
-    rdma.SetSwitchAttribute("Kmin", UintegerValue(c.kminBytes));
-    rdma.SetSwitchAttribute("Kmax", UintegerValue(kmax));
-    rdma.SetSwitchAttribute("Pmax", DoubleValue(pmax));
+    if (dctcp)
+    {
+        // DCTCP's single threshold K = --kmin (marks every frame above it)
+        rdma.SetEcnMarker("ns3::RdmaEcnStep", "K", UintegerValue(c.kminBytes));
+    }
+    else
+    {
+        rdma.SetEcnMarker("ns3::RdmaEcnRed",
+                          "Kmin",
+                          UintegerValue(c.kminBytes),
+                          "Kmax",
+                          UintegerValue(c.kmaxBytes),
+                          "Pmax",
+                          DoubleValue(c.pmax));
+    }
     rdma.SetSwitchAttribute("IntEnabled", BooleanValue(c.cc == "hpcc" || bgCc == "hpcc"));
     rdma.SetMmuAttribute("PfcEnabled", BooleanValue(c.pfc));
     rdma.SetMmuAttribute("LosslessPriorities",
@@ -544,8 +542,8 @@ CcStudy::Run(const CcStudyConfig& c)
         Ptr<RdmaHostStack> s = st.stacks[i];
         st.bgQp[i] = s->GetOrCreateQp(st.stacks[dst[i]]->GetHostIndex(),
                                       c.bgPriority,
-                                      uint16_t(kBgSportBase + s->GetHostIndex()));
-        s->TraceConnectWithoutContext("TxMessageComplete", MakeCallback(&RunState::OnTx, &st));
+                                      uint16_t(kBgSportBase + s->GetHostIndex()),
+                                      &st);
         Simulator::Schedule(Seconds(0), &RunState::PostBg, &st, i);
         ++st.bgPending;
     }
@@ -775,7 +773,7 @@ CcStudy::WriteCsv(const std::vector<CcStudyResult>& rows, const std::string& pat
     std::ofstream f(path);
     if (!f)
     {
-        throw std::runtime_error("cc-study: cannot write " + path);
+        throw InputError("cc-study: cannot write " + path);
     }
     f << "run,cc,pfc,kmin,kmax,buffer,coll_us,busbw_GBps,bg_msgs,fct_p50,fct_p99,pause_us,"
          "pause_frames,max_queue_bytes,drops,ecn_marks,cnps,retx_pkts,wall_s,error\n";

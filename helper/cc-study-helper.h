@@ -101,7 +101,7 @@ class CcStudy
   public:
     /// Attribute defaults of the study's fabric (TIMELY thresholds for a few-us RTT).
     static void SetDefaults();
-    /// \return the TypeId of a short CC name (dcqcn, ...); throws std::invalid_argument
+    /// \return the TypeId of a short CC name (dcqcn, ...); throws InputError
     /// \param name short name or full TypeId name
     static TypeId CcTypeId(const std::string& name);
     /// \return a file-name friendly run name \param c the configuration
@@ -109,7 +109,7 @@ class CcStudy
 
     /**
      * Run one configuration (creates the fabric, runs, Simulator::Destroy()).
-     * Input errors throw std::runtime_error naming the option.
+     * Input errors throw InputError naming the option.
      * With c.outDir set, writes c.outDir/<name>/{queue,rate,timeline}.dat and fct.txt.
      * \param c the configuration
      * \return the row

@@ -1,9 +1,11 @@
 #include "rdma-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/rdma-channel.h"
+#include "ns3/rdma-ecn-marker.h"
 #include "ns3/rdma-forwarding-table.h"
 #include "ns3/rdma-host-stack.h"
 #include "ns3/rdma-node-info.h"
@@ -22,6 +24,7 @@ RdmaHelper::RdmaHelper()
     m_channelFactory.SetTypeId("ns3::RdmaChannel");
     m_switchFactory.SetTypeId("ns3::RdmaSwitch");
     m_forwarderFactory.SetTypeId("ns3::RdmaTransitForwarder");
+    m_directory = CreateObject<RdmaHostDirectory>();
     SetHostStackType(m_hostType);
 }
 
@@ -49,8 +52,11 @@ RdmaHelper::SetMmuAttribute(std::string n, const AttributeValue& v)
 {
     // validate the name now rather than at Install
     TypeId::AttributeInformation info;
-    NS_ABORT_MSG_IF(!TypeId::LookupByName("ns3::SwitchMmu").LookupAttributeByName(n, &info),
-                    "RdmaHelper::SetMmuAttribute: ns3::SwitchMmu has no attribute " << n);
+    if (!TypeId::LookupByName("ns3::SwitchMmu").LookupAttributeByName(n, &info))
+    {
+        throw astra::InputError("RdmaHelper::SetMmuAttribute: ns3::SwitchMmu has no attribute '" +
+                                n + "'");
+    }
     m_mmuAttributes.emplace_back(n, v.Copy());
 }
 
@@ -81,8 +87,7 @@ RdmaHelper::SetHostStackType(std::string tid)
         }
         else
         {
-            NS_LOG_WARN("RdmaHelper: host stack TypeId " << tid << " not found; hosts get none");
-            m_hostType.clear();
+            throw astra::InputError("RdmaHelper: host stack TypeId '" + tid + "' not found");
         }
     }
 }
@@ -93,6 +98,23 @@ RdmaHelper::ConfigureMmu(Ptr<RdmaSwitch> obj)
     for (const auto& a : m_mmuAttributes)
     {
         obj->GetMmu()->SetAttribute(a.first, *a.second);
+    }
+    if (m_markerSet)
+    {
+        obj->SetEcnMarker(m_markerFactory.Create<RdmaEcnMarker>());
+    }
+}
+
+void
+RdmaHelper::CheckMarkerType(const std::string& type)
+{
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(type, &tid) || !tid.HasConstructor() ||
+        !tid.IsChildOf(RdmaEcnMarker::GetTypeId()))
+    {
+        throw astra::InputError("RdmaHelper::SetEcnMarker: '" + type +
+                                "' is not a constructible ns3::RdmaEcnMarker (ns3::RdmaEcnRed, "
+                                "ns3::RdmaEcnStep)");
     }
 }
 
@@ -118,6 +140,7 @@ RdmaHelper::InstallHosts(NodeContainer hosts)
             {
                 hs->SetHostIndex(idx);
                 hs->SetIpv4(Ipv4Address(RdmaAddressing::HostIndexToIp(idx)));
+                hs->SetDirectory(m_directory);
             }
         }
     }
@@ -233,6 +256,12 @@ uint32_t
 RdmaHelper::GetNHosts() const
 {
     return m_nextHost;
+}
+
+Ptr<RdmaHostDirectory>
+RdmaHelper::GetHostDirectory() const
+{
+    return m_directory;
 }
 
 void

@@ -14,6 +14,7 @@
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
+#include "ns3/rdma-host-directory.h"
 #include "ns3/rdma-net-device.h"
 
 #include <string>
@@ -62,8 +63,22 @@ class RdmaHelper
     void SetHostStackType(std::string tid);
 
     /**
+     * Give every switch and transit forwarder created from now on its own ECN
+     * marker of this type with these attributes (instead of one from the
+     * switch's EcnMarker attribute), e.g.
+     * SetEcnMarker("ns3::RdmaEcnStep", "K", UintegerValue(65000)).
+     * Throws astra::InputError if the type is not an ns3::RdmaEcnMarker.
+     * \param type the marker's TypeId name
+     * \param args name / value pairs of its attributes
+     */
+    template <typename... Args>
+    void SetEcnMarker(const std::string& type, Args&&... args);
+
+    /**
      * Make nodes hosts: give them the next host indices and addresses, an
-     * RdmaNodeInfo, an RdmaForwardingTable and the host stack.
+     * RdmaNodeInfo, an RdmaForwardingTable and the host stack (registered in
+     * this helper's RdmaHostDirectory, so that hosts installed by one helper
+     * can connect to each other).
      * \param hosts the nodes
      */
     void InstallHosts(NodeContainer hosts);
@@ -98,6 +113,8 @@ class RdmaHelper
     NetDeviceContainer GetDevices() const;
     /// \return number of hosts numbered so far
     uint32_t GetNHosts() const;
+    /// \return the directory of the host stacks this helper installed (one per helper)
+    Ptr<RdmaHostDirectory> GetHostDirectory() const;
 
     /**
      * Write pcap files of every RdmaNetDevice of the nodes.
@@ -122,19 +139,33 @@ class RdmaHelper
   private:
     /// register a new port with the node's owners \param node node \param dev device
     void AddPortToNode(Ptr<Node> node, Ptr<RdmaNetDevice> dev);
-    /// set SwitchMmu attributes on an MMU \param obj the switch or forwarder
+    /// set SwitchMmu attributes on an MMU and the ECN marker \param obj the switch or forwarder
     void ConfigureMmu(Ptr<RdmaSwitch> obj);
+    /// check that a TypeId name is an RdmaEcnMarker \param type the name
+    static void CheckMarkerType(const std::string& type);
 
     ObjectFactory m_deviceFactory;    //!< devices
     ObjectFactory m_channelFactory;   //!< channels
     ObjectFactory m_switchFactory;    //!< switches
     ObjectFactory m_hostFactory;      //!< host stacks
     ObjectFactory m_forwarderFactory; //!< transit forwarders
+    ObjectFactory m_markerFactory;    //!< ECN markers (SetEcnMarker)
+    bool m_markerSet{false};          //!< SetEcnMarker was called
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_mmuAttributes; //!< MMU attributes
     std::string m_hostType{"ns3::RdmaHostStack"};                             //!< host stack TypeId
     uint32_t m_nextHost{0};                                                   //!< next host index
-    NetDeviceContainer m_devices;                                             //!< devices created
+    Ptr<RdmaHostDirectory> m_directory; //!< host stacks installed by this helper
+    NetDeviceContainer m_devices;       //!< devices created
 };
+
+template <typename... Args>
+void
+RdmaHelper::SetEcnMarker(const std::string& type, Args&&... args)
+{
+    CheckMarkerType(type);
+    m_markerFactory = ObjectFactory(type, std::forward<Args>(args)...);
+    m_markerSet = true;
+}
 
 } // namespace ns3
 

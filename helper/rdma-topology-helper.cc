@@ -1,9 +1,12 @@
 #include "rdma-topology-helper.h"
 
+#include "astra-fabric-helper.h"
 #include "rdma-routing-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/log.h"
+#include "ns3/rdma-channel.h"
 #include "ns3/rdma-forwarding-table.h"
 
 #include <cmath>
@@ -69,7 +72,10 @@ RdmaTopologyHelper::Dumbbell(uint32_t nLeft,
                              DataRate bottleneckRate,
                              Time delay)
 {
-    NS_ABORT_MSG_IF(nLeft == 0 || nRight == 0, "Dumbbell: need hosts on both sides");
+    if (nLeft == 0 || nRight == 0)
+    {
+        throw astra::InputError("Dumbbell: needs hosts on both sides");
+    }
     RdmaTopology t;
     AddHosts(t, nLeft + nRight);
     AddSwitches(t, 2);
@@ -85,7 +91,10 @@ RdmaTopologyHelper::Dumbbell(uint32_t nLeft,
 RdmaTopology
 RdmaTopologyHelper::Star(uint32_t nHosts, DataRate rate, Time delay)
 {
-    NS_ABORT_MSG_IF(nHosts == 0, "Star: need hosts");
+    if (nHosts == 0)
+    {
+        throw astra::InputError("Star: needs at least one host");
+    }
     RdmaTopology t;
     AddHosts(t, nHosts);
     AddSwitches(t, 1);
@@ -100,33 +109,65 @@ RdmaTopologyHelper::Star(uint32_t nHosts, DataRate rate, Time delay)
 RdmaTopology
 RdmaTopologyHelper::LeafSpine(const RdmaLeafSpineParams& p)
 {
-    NS_ABORT_MSG_IF(p.nLeaves == 0 || p.hostsPerLeaf == 0 || p.nSpines == 0,
-                    "LeafSpine: nLeaves, hostsPerLeaf and nSpines must be > 0");
+    if (p.nLeaves < 2 || p.hostsPerLeaf == 0 || p.nSpines == 0)
+    {
+        throw astra::InputError("LeafSpine: needs nLeaves >= 2 (one leaf has no spine: use Star), "
+                                "hostsPerLeaf > 0 and nSpines > 0; got " +
+                                std::to_string(p.nLeaves) + ", " + std::to_string(p.hostsPerLeaf) +
+                                ", " + std::to_string(p.nSpines));
+    }
     DataRate fabric = p.fabricRate;
     if (fabric.GetBitRate() == 0)
     {
-        NS_ABORT_MSG_IF(p.oversubscription <= 0, "LeafSpine: oversubscription must be > 0");
+        if (!(p.oversubscription > 0))
+        {
+            throw astra::InputError("LeafSpine: oversubscription must be > 0, got " +
+                                    std::to_string(p.oversubscription));
+        }
         const double bps = static_cast<double>(p.hostRate.GetBitRate()) * p.hostsPerLeaf /
                            (p.nSpines * p.oversubscription);
         fabric = DataRate(static_cast<uint64_t>(std::llround(bps)));
     }
+    // the one leaf-spine description: a Clos dimension, built like every topology
+    // (hosts 0..H-1, then the leaves, then the spines; host links, then leaf l - spine s)
+    constexpr double kGBps = 8.0 * 1073741824.0; // bit/s per GB/s (GB = 2^30 bytes)
+    const uint32_t n = p.nLeaves * p.hostsPerLeaf;
+    auto topo = std::make_shared<astra::Topology>(astra::Topology::FromDimensions(
+        {astra::ClosDimension(n,
+                              p.hostsPerLeaf,
+                              p.nSpines,
+                              double(p.hostRate.GetBitRate()) / kGBps,
+                              double(p.hostDelay.GetPicoSeconds()) / 1000.0,
+                              double(fabric.GetBitRate()) / kGBps,
+                              double(p.fabricDelay.GetPicoSeconds()) / 1000.0)}));
+    astra::AstraFabricHelper builder(m_helper);
+    builder.SetAutoConfigure(false); // every value as given by the RdmaHelper
+    builder.Install(topo);
+
     RdmaTopology t;
     t.oversubscription = static_cast<double>(p.hostRate.GetBitRate()) * p.hostsPerLeaf /
                          (static_cast<double>(fabric.GetBitRate()) * p.nSpines);
-    AddHosts(t, p.nLeaves * p.hostsPerLeaf);
-    AddSwitches(t, p.nLeaves + p.nSpines);
-    for (uint32_t h = 0; h < p.nLeaves * p.hostsPerLeaf; ++h)
+    t.hosts = builder.GetNpus();
+    t.switches = builder.GetSwitches();
+    for (uint32_t i = 0; i < t.hosts.GetN(); ++i)
     {
-        Connect(t, t.hosts.Get(h), t.switches.Get(h / p.hostsPerLeaf), p.hostRate, p.hostDelay);
+        const uint32_t idx = RdmaHelper::GetHostIndex(t.hosts.Get(i));
+        t.hostIndex.push_back(idx);
+        t.hostIps.push_back(RdmaHelper::GetHostAddress(idx));
     }
-    for (uint32_t l = 0; l < p.nLeaves; ++l)
+    const auto& links = topo->GetLinks();
+    for (uint32_t l = 0; l < links.size(); ++l)
     {
-        for (uint32_t s = 0; s < p.nSpines; ++s)
-        {
-            Connect(t, t.switches.Get(l), t.switches.Get(p.nLeaves + s), fabric, p.fabricDelay);
-        }
+        const auto devs = builder.GetLinkDevices(l);
+        t.links.push_back(RdmaTopology::Link{builder.GetNode(links[l].a),
+                                             builder.GetNode(links[l].b),
+                                             devs.first,
+                                             devs.second,
+                                             devs.first->GetDataRate(),
+                                             devs.first->GetRdmaChannel()->GetDelay()});
+        t.devices.Add(devs.first);
+        t.devices.Add(devs.second);
     }
-    Finish(t);
     return t;
 }
 

@@ -1,8 +1,9 @@
 /*
- * RdmaTopologyHelper: builders of common RoCE fabrics (dumbbell, star,
- * leaf-spine) on top of RdmaHelper::Connect, with routing installed. Later
- * builders (ring, torus, Clos, rail-optimized) use the same Connect() and
- * RdmaTopology result.
+ * RdmaTopologyHelper: builders of small RoCE fabrics (dumbbell, star,
+ * leaf-spine) on top of RdmaHelper::Connect, with routing installed. The
+ * leaf-spine is the topology's Clos dimension built by AstraFabricHelper (one
+ * description of a leaf-spine); the larger fabrics (rings, tori, fat-trees,
+ * rail-optimized Clos) come from a Topology through AstraFabricHelper.
  */
 
 #ifndef RDMA_TOPOLOGY_HELPER_H
@@ -138,7 +139,12 @@ class RdmaTopologyHelper
 
     /**
      * Leaf-spine: switches 0..nLeaves-1 are leaves, then spines; host h is on
-     * leaf h / hostsPerLeaf; every leaf has one link to every spine.
+     * leaf h / hostsPerLeaf; every leaf has one link to every spine. Built
+     * from the topology's Clos dimension (ClosDimension, AstraFabricHelper
+     * with SetAutoConfigure(false)), so it is the same fabric the RoCE
+     * backend builds for a Clos network file; links in the order host h to
+     * its leaf, then leaf l to spine s (l-major). Needs nLeaves >= 2 (a
+     * single leaf has no spines: Star); throws astra::InputError otherwise.
      * \param p parameters
      * \return the topology (oversubscription = hostsPerLeaf x hostRate / (nSpines x fabricRate))
      */

@@ -1,6 +1,7 @@
 #include "rdma-trace-writers.h"
 
 #include "ns3/abort.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/rdma-channel.h"
@@ -50,7 +51,10 @@ OpenOrDie(std::ofstream& out, const std::string& name, const char* header)
         return;
     }
     out.open(name, std::ios::out | std::ios::trunc);
-    NS_ABORT_MSG_IF(!out, "cannot open output file " << name);
+    if (!out)
+    {
+        throw astra::InputError("cannot open output file '" + name + "'");
+    }
     out << header << '\n';
 }
 } // namespace
@@ -58,10 +62,17 @@ OpenOrDie(std::ofstream& out, const std::string& name, const char* header)
 // ------------------------------------------------------------------ RdmaPathModel
 
 RdmaPathInfo
-RdmaPathModel::GetPath(uint32_t src, uint32_t dst, uint16_t sport)
+RdmaPathModel::GetPath(Ptr<const RdmaHostDirectory> hosts,
+                       uint32_t src,
+                       uint32_t dst,
+                       uint16_t sport)
 {
     RdmaPathInfo p;
-    Ptr<RdmaHostStack> s = RdmaHostStack::FindHost(src);
+    if (!hosts)
+    {
+        return p;
+    }
+    Ptr<RdmaHostStack> s = hosts->Find(src);
     if (!s)
     {
         return p;
@@ -70,7 +81,7 @@ RdmaPathModel::GetPath(uint32_t src, uint32_t dst, uint16_t sport)
     RdmaMeta probe;
     probe.srcIp = s->GetIpv4().Get();
     probe.dstIp = RdmaAddressing::HostIndexToIp(dst);
-    Ptr<RdmaHostStack> d = RdmaHostStack::FindHost(dst);
+    Ptr<RdmaHostStack> d = hosts->Find(dst);
     if (d)
     {
         probe.dstIp = d->GetIpv4().Get();
@@ -158,6 +169,10 @@ RdmaFctWriter::Install(NodeContainer hosts)
         NS_ABORT_MSG_IF(!s, "RdmaFctWriter: node " << (*it)->GetId() << " has no RdmaHostStack");
         s->TraceConnectWithoutContext("RxMessageComplete",
                                       MakeCallback(&RdmaFctWriter::Record, this));
+        if (!m_hosts)
+        {
+            m_hosts = s->GetDirectory();
+        }
     }
 }
 
@@ -174,9 +189,9 @@ RdmaFctWriter::Record(const RdmaMessageInfo& info)
     auto it = m_pathCache.find(key);
     if (it == m_pathCache.end())
     {
-        it = m_pathCache.emplace(key, RdmaPathModel::GetPath(from, to, info.sport)).first;
+        it = m_pathCache.emplace(key, RdmaPathModel::GetPath(m_hosts, from, to, info.sport)).first;
     }
-    Ptr<RdmaHostStack> s = RdmaHostStack::FindHost(info.srcHost);
+    Ptr<RdmaHostStack> s = m_hosts ? m_hosts->Find(info.srcHost) : nullptr;
     uint32_t mtu = s ? s->GetMtu() : 1000;
     r.idealNs = RdmaPathModel::IdealFctNs(info.bytes, mtu, it->second);
     m_records.push_back(r);
@@ -318,8 +333,12 @@ RdmaQueueSampler::RdmaQueueSampler(const std::string& fileName, Time interval, u
     : m_interval(interval),
       m_maxBytes(maxBytes)
 {
-    NS_ABORT_MSG_IF(!interval.IsStrictlyPositive(),
-                    "RdmaQueueSampler: interval must be > 0, got " << interval);
+    if (!interval.IsStrictlyPositive())
+    {
+        std::ostringstream os;
+        os << "RdmaQueueSampler: the sampling interval must be > 0, got " << interval.As(Time::NS);
+        throw astra::InputError(os.str());
+    }
     OpenOrDie(m_out, fileName, "# time_ns node port priority bytes");
 }
 

@@ -30,6 +30,7 @@
 #include "ns3/event-id.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
+#include "ns3/rdma-host-directory.h"
 #include "ns3/rdma-queue-pair.h"
 
 #include <cstdint>
@@ -65,12 +66,16 @@ class RdmaPathModel
 {
   public:
     /**
+     * \param hosts the fabric's host stacks (RdmaHelper::GetHostDirectory)
      * \param src source host index
      * \param dst destination host index
      * \param sport UDP source port (ECMP choice)
      * \return path facts (valid = false if no path)
      */
-    static RdmaPathInfo GetPath(uint32_t src, uint32_t dst, uint16_t sport);
+    static RdmaPathInfo GetPath(Ptr<const RdmaHostDirectory> hosts,
+                                uint32_t src,
+                                uint32_t dst,
+                                uint16_t sport);
 
     /**
      * Ideal (alone-on-the-path) one-way FCT of a message.
@@ -106,7 +111,8 @@ class RdmaFctWriter
     RdmaFctWriter(const RdmaFctWriter&) = delete;
     RdmaFctWriter& operator=(const RdmaFctWriter&) = delete;
 
-    /// Connect to RxMessageComplete of every RdmaHostStack on the nodes \param hosts hosts
+    /// Connect to RxMessageComplete of every RdmaHostStack on the nodes (of one fabric)
+    /// \param hosts hosts
     void Install(NodeContainer hosts);
     /// Handle one completion (also usable directly) \param info the completion
     void Record(const RdmaMessageInfo& info);
@@ -121,6 +127,7 @@ class RdmaFctWriter
     std::ofstream m_out;
     std::vector<struct Record> m_records;
     std::map<uint64_t, RdmaPathInfo> m_pathCache; //!< per (src, dst, sport), per message only
+    Ptr<RdmaHostDirectory> m_hosts;               //!< the installed hosts' directory
 };
 
 /**

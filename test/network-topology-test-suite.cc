@@ -451,7 +451,8 @@ class TopologyErrorsTest : public TestCase
              "topology-name: Torus\ntopologies-per-dim: [ Ring ]\nunits-count: [ 8 ]\n"
              "link-latency: [ 500 ]\nlink-bandwidth: [ 50 ]\n",
              "topology-name"},
-            {"empty.yml", "foo: 1\n", "topology"},
+            {"empty.yml", "foo: 1\n", "foo"},
+            {"nothing.yml", "topolgy: [ Ring ]\n", "topology"},
         };
         for (const auto& c : cases)
         {

@@ -6,6 +6,7 @@
  * receive error model drops.
  */
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
 #include "ns3/pointer.h"
@@ -877,12 +878,13 @@ DeathMessage(const std::function<void()>& f)
     return aborted ? out : "EXIT:" + out;
 }
 
-/// Invalid configuration and inputs abort with a message naming the device and the cause.
+/// Invalid attribute values throw astra::InputError (programs exit 1); invalid frames (a
+/// programming error) abort; both with a message naming the device and the cause.
 class RdmaDeviceValidationTestCase : public TestCase
 {
   public:
     RdmaDeviceValidationTestCase()
-        : TestCase("invalid attributes and frames abort with a clear message")
+        : TestCase("invalid attributes throw InputError, invalid frames abort, clear messages")
     {
     }
 
@@ -894,6 +896,7 @@ class RdmaDeviceValidationTestCase : public TestCase
             const char* what;
             std::function<void()> f;
             const char* expect;
+            bool input; //!< user input: astra::InputError, else abort
         };
 
         const Case cases[] = {
@@ -903,25 +906,29 @@ class RdmaDeviceValidationTestCase : public TestCase
                  d->SetPortIndex(4);
                  d->SetAttribute("DataRate", StringValue("0bps"));
              },
-             "port 4 (ifIndex 0): DataRate must be > 0"},
+             "port 4 (ifIndex 0): DataRate must be > 0",
+             true},
             {"bad DataWeights",
              []() {
                  Ptr<RdmaNetDevice> d = CreateObject<RdmaNetDevice>();
                  d->SetAttribute("DataWeights", StringValue("1 2 3"));
              },
-             "must hold 8 positive integers (weight of priority 3 missing or invalid)"},
+             "must hold 8 integers in 1..1000000 (weight of priority 3 missing or invalid)",
+             true},
             {"zero weight",
              []() {
                  Ptr<RdmaNetDevice> d = CreateObject<RdmaNetDevice>();
                  d->SetAttribute("DataWeights", StringValue("1 1 0 1 1 1 1 1"));
              },
-             "weight of priority 2"},
+             "weight of priority 2",
+             true},
             {"small Mtu",
              []() {
                  Ptr<RdmaNetDevice> d = CreateObject<RdmaNetDevice>();
                  d->SetAttribute("Mtu", UintegerValue(100));
              },
-             "Mtu 100 below 256"},
+             "Mtu must be >= 256, got 100",
+             true},
             {"priority 9",
              []() {
                  Link l = MakeLink("10Gbps", NanoSeconds(10));
@@ -929,7 +936,8 @@ class RdmaDeviceValidationTestCase : public TestCase
                  f.meta.priority = 9;
                  l.a->EnqueueFrame(std::move(f));
              },
-             "EnqueueFrame with priority 9"},
+             "EnqueueFrame with priority 9",
+             false},
             {"frame without frameBytes",
              []() {
                  Link l = MakeLink("10Gbps", NanoSeconds(10));
@@ -937,25 +945,49 @@ class RdmaDeviceValidationTestCase : public TestCase
                  f.meta.frameBytes = 0;
                  l.a->EnqueueFrame(std::move(f));
              },
-             "frameBytes 0 or no packet"},
+             "frameBytes 0 or no packet",
+             false},
             {"frame above the MTU",
              []() {
                  Link l = MakeLink("10Gbps", NanoSeconds(10));
                  l.a->SetAttribute("Mtu", UintegerValue(1500));
                  l.a->EnqueueFrame(DataFrame(3, 0, RoceOpcode::WRITE_ONLY, 4096));
              },
-             "frame of 4178 B exceeds the port MTU 1500"},
+             "frame of 4178 B exceeds the port MTU 1500",
+             false},
             {"PFC priority 8",
              []() {
                  Link l = MakeLink("10Gbps", NanoSeconds(10));
                  l.a->SendPfc(8, 1);
              },
-             "SendPfc priority 8 > 7"},
+             "SendPfc priority 8 > 7",
+             false},
         };
         for (const auto& c : cases)
         {
-            std::string msg = DeathMessage(c.f);
-            NS_TEST_ASSERT_MSG_EQ((msg.rfind("EXIT:", 0) == 0), false, c.what << ": must abort");
+            std::string msg;
+            if (c.input)
+            {
+                try
+                {
+                    c.f();
+                    msg = "EXIT: no exception";
+                }
+                catch (const astra::InputError& e)
+                {
+                    msg = e.what();
+                }
+                NS_TEST_ASSERT_MSG_EQ((msg.rfind("EXIT:", 0) == 0),
+                                      false,
+                                      c.what << ": must throw InputError");
+            }
+            else
+            {
+                msg = DeathMessage(c.f);
+                NS_TEST_ASSERT_MSG_EQ((msg.rfind("EXIT:", 0) == 0),
+                                      false,
+                                      c.what << ": must abort");
+            }
             NS_TEST_ASSERT_MSG_NE((msg.find(c.expect)),
                                   (std::string::npos),
                                   c.what << ": message \"" << msg << "\"");

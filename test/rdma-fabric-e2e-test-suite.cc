@@ -350,7 +350,8 @@ class WritersTestCase : public TestCase
         qs.Close();
         pw.Close();
         NS_TEST_ASSERT_MSG_EQ(fct.GetRecords().size(), 6u, "completions");
-        RdmaPathInfo path = RdmaPathModel::GetPath(0, 3, qp->GetSport());
+        RdmaPathInfo path =
+            RdmaPathModel::GetPath(th.GetRdmaHelper().GetHostDirectory(), 0, 3, qp->GetSport());
         NS_TEST_ASSERT_MSG_EQ(path.valid, true, "path found");
         NS_TEST_ASSERT_MSG_EQ(path.hops, 4u, "host-leaf-spine-leaf-host");
         NS_TEST_ASSERT_MSG_EQ(path.propagation, MicroSeconds(4), "4 x 1 us");

@@ -6,8 +6,11 @@
  * incast through a real switch without loss.
  */
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
+#include "ns3/config.h"
 #include "ns3/double.h"
+#include "ns3/rdma-ecn-marker.h"
 #include "ns3/rdma-forwarding-table.h"
 #include "ns3/rdma-helper.h"
 #include "ns3/rdma-host-stack.h"
@@ -16,11 +19,15 @@
 #include "ns3/rdma-topology-helper.h"
 #include "ns3/roce-header.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/switch-mmu.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
 #include <cmath>
+#include <functional>
+#include <map>
+#include <sstream>
 #include <vector>
 
 using namespace ns3;
@@ -227,13 +234,13 @@ class ValidationTestCase : public TestCase
   private:
     void DoRun() override
     {
-        std::string e = RdmaSwitch::CheckEcn(200000, 100000, 0.1);
+        std::string e = RdmaEcnMarker::CheckThresholds(200000, 100000, 0.1);
         NS_TEST_ASSERT_MSG_NE(e.find("Kmin"), std::string::npos, "Kmin > Kmax rejected: " << e);
-        e = RdmaSwitch::CheckEcn(100000, 200000, 1.5);
+        e = RdmaEcnMarker::CheckThresholds(100000, 200000, 1.5);
         NS_TEST_ASSERT_MSG_NE(e.find("Pmax"), std::string::npos, "Pmax > 1 rejected: " << e);
-        e = RdmaSwitch::CheckEcn(100000, 200000, -0.1);
+        e = RdmaEcnMarker::CheckThresholds(100000, 200000, -0.1);
         NS_TEST_ASSERT_MSG_NE(e.find("Pmax"), std::string::npos, "Pmax < 0 rejected");
-        NS_TEST_ASSERT_MSG_EQ(RdmaSwitch::CheckEcn(100000, 100000, 1.0), "", "valid ECN");
+        NS_TEST_ASSERT_MSG_EQ(RdmaEcnMarker::CheckThresholds(100000, 100000, 1.0), "", "valid ECN");
 
         e = SwitchMmu::CheckHeadroom("switch 7", 3, 1000, 39720);
         NS_TEST_ASSERT_MSG_NE(e.find("switch 7 port 3"), std::string::npos, "names port: " << e);
@@ -290,9 +297,9 @@ class EcnEcmpTestCase : public TestCase
     void DoRun() override
     {
         RdmaEcnConfig c{100000, 400000, 0.2};
-        NS_TEST_ASSERT_MSG_EQ(RdmaSwitch::MarkProbability(100000, c), 0.0, "at Kmin");
-        NS_TEST_ASSERT_MSG_EQ_TOL(RdmaSwitch::MarkProbability(250000, c), 0.1, 1e-12, "midpoint");
-        NS_TEST_ASSERT_MSG_EQ(RdmaSwitch::MarkProbability(400001, c), 1.0, "above Kmax");
+        NS_TEST_ASSERT_MSG_EQ(RdmaEcnRed::MarkProbability(100000, c), 0.0, "at Kmin");
+        NS_TEST_ASSERT_MSG_EQ_TOL(RdmaEcnRed::MarkProbability(250000, c), 0.1, 1e-12, "midpoint");
+        NS_TEST_ASSERT_MSG_EQ(RdmaEcnRed::MarkProbability(400001, c), 1.0, "above Kmax");
 
         RdmaTopologyHelper topo;
         RdmaTopology t = topo.Star(2, DataRate("100Gbps"), MicroSeconds(1));
@@ -592,6 +599,371 @@ class PfcIncastTestCase : public TestCase
     }
 };
 
+/// The ECN marker: RED and step decisions, per-rate thresholds, the attribute value.
+class EcnMarkerTestCase : public TestCase
+{
+  public:
+    EcnMarkerTestCase()
+        : TestCase("ECN marker: RED probability, step threshold, per-rate table, no draw in step")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
+        rng->SetStream(11);
+        Ptr<RdmaEcnRed> red = CreateObject<RdmaEcnRed>();
+        red->AddPort(100000000000ull);
+        const RdmaEcnConfig c = red->GetThresholds(0);
+        NS_TEST_ASSERT_MSG_EQ(c.kminBytes, 100000u, "default Kmin");
+        NS_TEST_ASSERT_MSG_EQ(c.kmaxBytes, 400000u, "default Kmax");
+        NS_TEST_ASSERT_MSG_EQ(c.pmax, 0.2, "default Pmax");
+        NS_TEST_ASSERT_MSG_EQ(red->ShouldMark(0, 3, 100000, *rng), false, "at Kmin: never");
+        NS_TEST_ASSERT_MSG_EQ(red->ShouldMark(0, 3, 400001, *rng), true, "above Kmax: always");
+        const int n = 100000;
+        int marks = 0;
+        for (int i = 0; i < n; ++i)
+        {
+            marks += red->ShouldMark(0, 3, 250000, *rng) ? 1 : 0;
+        }
+        // p = 0.2 x 150/300 = 0.1, sigma = sqrt(0.09 / n) = 0.00095; 5 sigma
+        NS_TEST_ASSERT_MSG_EQ_TOL(double(marks) / n, 0.1, 0.0048, "RED fraction at the midpoint");
+
+        // step: deterministic above K, and it never draws from the switch's stream
+        Ptr<RdmaEcnStep> step = CreateObject<RdmaEcnStep>();
+        step->SetAttribute("K", UintegerValue(65000));
+        step->AddPort(100000000000ull);
+        NS_TEST_ASSERT_MSG_EQ(step->GetThresholds(0).kmaxBytes, 65000u, "Kmax = K");
+        NS_TEST_ASSERT_MSG_EQ(step->GetThresholds(0).pmax, 1.0, "Pmax = 1");
+        Ptr<UniformRandomVariable> a = CreateObject<UniformRandomVariable>();
+        Ptr<UniformRandomVariable> b = CreateObject<UniformRandomVariable>();
+        a->SetStream(5);
+        b->SetStream(5);
+        uint32_t above = 0;
+        uint32_t atK = 0;
+        for (int i = 0; i < 1000; ++i)
+        {
+            above += step->ShouldMark(0, 3, 65001, *a) ? 1 : 0;
+            atK += step->ShouldMark(0, 3, 65000, *a) ? 1 : 0;
+        }
+        NS_TEST_ASSERT_MSG_EQ(above, 1000u, "every frame above K");
+        NS_TEST_ASSERT_MSG_EQ(atK, 0u, "none at K");
+        NS_TEST_ASSERT_MSG_EQ(a->GetValue(), b->GetValue(), "the step marker drew nothing");
+        red->ShouldMark(0, 3, 250000, *a);
+        NS_TEST_ASSERT_MSG_NE(a->GetValue(), b->GetValue(), "RED between Kmin and Kmax draws");
+
+        // per-line-rate thresholds (HPCC's KMIN_MAP / KMAX_MAP / PMAX_MAP), nearest rate, scaled
+        Ptr<RdmaEcnRed> map = CreateObject<RdmaEcnRed>();
+        const std::string table =
+            "100000000000:400000:1600000:0.2,400000000000:1600000:6400000:0.5";
+        NS_TEST_ASSERT_MSG_EQ(map->SetAttributeFailSafe("RateThresholds", StringValue(table)),
+                              true,
+                              "table accepted");
+        StringValue back;
+        map->GetAttribute("RateThresholds", back);
+        NS_TEST_ASSERT_MSG_EQ(back.Get(), table, "written back in the same form");
+        map->AddPort(100000000000ull);  // exact entry
+        map->AddPort(150000000000ull);  // nearest: 100G (ln 1.5 < ln 2.67), x 1.5
+        map->AddPort(1600000000000ull); // nearest: 400G, x 4
+        NS_TEST_ASSERT_MSG_EQ(map->GetThresholds(0).kminBytes, 400000u, "100G Kmin");
+        NS_TEST_ASSERT_MSG_EQ(map->GetThresholds(1).kminBytes, 600000u, "150G Kmin scaled");
+        NS_TEST_ASSERT_MSG_EQ(map->GetThresholds(1).kmaxBytes, 2400000u, "150G Kmax scaled");
+        NS_TEST_ASSERT_MSG_EQ(map->GetThresholds(1).pmax, 0.2, "150G Pmax of 100G");
+        NS_TEST_ASSERT_MSG_EQ(map->GetThresholds(2).kmaxBytes, 25600000u, "1.6T Kmax scaled");
+        NS_TEST_ASSERT_MSG_EQ(map->GetThresholds(2).pmax, 0.5, "1.6T Pmax of 400G");
+        // malformed or invalid tables are refused without aborting
+        for (const char* bad : {"100:abc:1:0.1", "1:5:3:0.2", "0:1:2:0.1", "1:1:2:nan", "1:1:2"})
+        {
+            NS_TEST_ASSERT_MSG_EQ(map->SetAttributeFailSafe("RateThresholds", StringValue(bad)),
+                                  false,
+                                  "refused: " << bad);
+        }
+        NS_TEST_ASSERT_MSG_EQ(map->SetAttributeFailSafe("RateThresholds", StringValue("")),
+                              true,
+                              "empty table");
+    }
+};
+
+/// Which marker a switch gets, and the switch's ECN attributes mapped onto it.
+class EcnSwitchMarkerTestCase : public TestCase
+{
+  public:
+    EcnSwitchMarkerTestCase()
+        : TestCase("ECN marker of a switch: EcnMarker type, Kmin, Kmax, Pmax and EcnAtDequeue aliases")
+    {
+    }
+
+  private:
+    /// The marker of a 2-host star's switch built with these settings.
+    static Ptr<RdmaEcnMarker> Build(const std::function<void(RdmaHelper&)>& setUp)
+    {
+        RdmaTopologyHelper topo;
+        setUp(topo.GetRdmaHelper());
+        RdmaTopology t = topo.Star(2, DataRate("100Gbps"), MicroSeconds(1));
+        Ptr<RdmaSwitch> sw = t.switches.Get(0)->GetObject<RdmaSwitch>();
+        Ptr<RdmaEcnMarker> m = sw->GetEcnMarker();
+        Simulator::Destroy();
+        return m;
+    }
+
+    /// The InputError text of building such a star ("" if none).
+    static std::string Error(const std::function<void(RdmaHelper&)>& setUp)
+    {
+        try
+        {
+            Build(setUp);
+        }
+        catch (const astra::InputError& e)
+        {
+            Simulator::Destroy();
+            return e.what();
+        }
+        return "";
+    }
+
+    void DoRun() override
+    {
+        Ptr<RdmaEcnMarker> m = Build([](RdmaHelper&) {});
+        NS_TEST_ASSERT_MSG_EQ(m->GetInstanceTypeId(), RdmaEcnRed::GetTypeId(), "RED by default");
+        NS_TEST_ASSERT_MSG_EQ(m->GetThresholds(1).kminBytes, 100000u, "RED's own Kmin");
+        NS_TEST_ASSERT_MSG_EQ(m->IsAtDequeue(), false, "at enqueue by default");
+        // the switch's attributes, where set, are the marker's
+        m = Build([](RdmaHelper& h) {
+            h.SetSwitchAttribute("Kmin", UintegerValue(5000));
+            h.SetSwitchAttribute("Kmax", UintegerValue(200000));
+            h.SetSwitchAttribute("Pmax", DoubleValue(0.01));
+            h.SetSwitchAttribute("EcnAtDequeue", BooleanValue(true));
+        });
+        NS_TEST_ASSERT_MSG_EQ(m->GetThresholds(0).kminBytes, 5000u, "Kmin alias");
+        NS_TEST_ASSERT_MSG_EQ(m->GetThresholds(0).kmaxBytes, 200000u, "Kmax alias");
+        NS_TEST_ASSERT_MSG_EQ(m->GetThresholds(0).pmax, 0.01, "Pmax alias");
+        NS_TEST_ASSERT_MSG_EQ(m->IsAtDequeue(), true, "EcnAtDequeue alias");
+        UintegerValue kmin;
+        m->GetAttribute("Kmin", kmin);
+        NS_TEST_ASSERT_MSG_EQ(kmin.Get(), 5000u, "set on the marker's attribute");
+        // not set on the switch: the marker's own defaults apply
+        Config::SetDefault("ns3::RdmaEcnRed::Kmin", UintegerValue(7000));
+        m = Build([](RdmaHelper&) {});
+        NS_TEST_ASSERT_MSG_EQ(m->GetThresholds(0).kminBytes, 7000u, "RdmaEcnRed::Kmin default");
+        Config::Reset();
+        // the marker type by attribute, its parameter by its own default
+        Config::SetDefault("ns3::RdmaEcnStep::K", UintegerValue(12345));
+        m = Build([](RdmaHelper& h) {
+            h.SetSwitchAttribute("EcnMarker", TypeIdValue(RdmaEcnStep::GetTypeId()));
+        });
+        NS_TEST_ASSERT_MSG_EQ(m->GetInstanceTypeId(), RdmaEcnStep::GetTypeId(), "step marker");
+        NS_TEST_ASSERT_MSG_EQ(m->GetThresholds(0).kminBytes, 12345u, "K");
+        Config::Reset();
+        // a configured marker per switch from the helper
+        m = Build([](RdmaHelper& h) {
+            h.SetEcnMarker("ns3::RdmaEcnStep",
+                           "K",
+                           UintegerValue(777),
+                           "AtDequeue",
+                           BooleanValue(true));
+        });
+        NS_TEST_ASSERT_MSG_EQ(m->GetThresholds(1).kmaxBytes, 777u, "helper's K");
+        NS_TEST_ASSERT_MSG_EQ(m->IsAtDequeue(), true, "helper's AtDequeue");
+        // the switch's aliases apply to a configured marker too
+        m = Build([](RdmaHelper& h) {
+            h.SetEcnMarker("ns3::RdmaEcnRed", "Kmin", UintegerValue(1000));
+            h.SetSwitchAttribute("Kmin", UintegerValue(3000));
+        });
+        NS_TEST_ASSERT_MSG_EQ(m->GetThresholds(0).kminBytes, 3000u, "alias over the helper's");
+        // errors name what is wrong
+        std::string e = Error([](RdmaHelper& h) {
+            h.SetSwitchAttribute("EcnMarker", TypeIdValue(RdmaEcnStep::GetTypeId()));
+            h.SetSwitchAttribute("Kmax", UintegerValue(1000));
+        });
+        NS_TEST_ASSERT_MSG_NE(e.find("RdmaSwitch::Kmax is set but the EcnMarker ns3::RdmaEcnStep "
+                                     "has no attribute Kmax"),
+                              std::string::npos,
+                              e);
+        e = Error([](RdmaHelper& h) {
+            h.SetEcnMarker("ns3::RdmaEcnRed",
+                           "Kmin",
+                           UintegerValue(500000),
+                           "Kmax",
+                           UintegerValue(100000));
+        });
+        NS_TEST_ASSERT_MSG_NE(e.find("Kmin (500000 B) must be <= Kmax (100000 B)"),
+                              std::string::npos,
+                              e);
+        e = Error([](RdmaHelper& h) {
+            h.SetSwitchAttribute("Kmin", UintegerValue(500000));
+            h.SetSwitchAttribute("Kmax", UintegerValue(100000));
+        });
+        NS_TEST_ASSERT_MSG_NE(e.find("must be <= Kmax"), std::string::npos, e);
+        e = Error([](RdmaHelper& h) { h.SetEcnMarker("ns3::RdmaCcDcqcn"); });
+        NS_TEST_ASSERT_MSG_NE(e.find("is not a constructible ns3::RdmaEcnMarker"),
+                              std::string::npos,
+                              e);
+        RdmaTopologyHelper topo;
+        RdmaTopology t = topo.Star(2, DataRate("100Gbps"), MicroSeconds(1));
+        Ptr<RdmaSwitch> sw = t.switches.Get(0)->GetObject<RdmaSwitch>();
+        e = "";
+        try
+        {
+            sw->SetEcnThresholds(0, 9, 8, 0.5);
+        }
+        catch (const astra::InputError& x)
+        {
+            e = x.what();
+        }
+        NS_TEST_ASSERT_MSG_NE(e.find("port 0: ECN: Kmin (9 B) must be <= Kmax (8 B)"),
+                              std::string::npos,
+                              e);
+        Simulator::Destroy();
+    }
+};
+
+/// Equivalent marker settings give identical runs; a different one does not.
+class EcnEquivalenceTestCase : public TestCase
+{
+  public:
+    EcnEquivalenceTestCase()
+        : TestCase("ECN marker: step K = RED(K, K, 1); EcnAtDequeue = the marker's AtDequeue")
+    {
+    }
+
+  private:
+    std::vector<int64_t> m_fct;
+
+    void Rx(const RdmaMessageInfo& i)
+    {
+        m_fct.push_back((i.end - i.start).GetNanoSeconds());
+    }
+
+    /// A 3:1 incast of 300 KB WRITEs; returns FCTs, CE marks and CNPs as one string.
+    std::string Run(const std::function<void(RdmaHelper&)>& setUp)
+    {
+        m_fct.clear();
+        Config::SetDefault("ns3::RdmaHostStack::CongestionControl",
+                           TypeIdValue(TypeId::LookupByName("ns3::RdmaCcDcqcn")));
+        RdmaTopologyHelper topo;
+        setUp(topo.GetRdmaHelper());
+        RdmaTopology t = topo.Star(4, DataRate("25Gbps"), MicroSeconds(1));
+        topo.GetRdmaHelper().AssignStreams(t.AllNodes(), 3);
+        uint64_t cnps = 0;
+        for (uint32_t i = 0; i < 4; ++i)
+        {
+            Ptr<RdmaHostStack> s = t.hosts.Get(i)->GetObject<RdmaHostStack>();
+            s->TraceConnectWithoutContext("RxMessageComplete",
+                                          MakeCallback(&EcnEquivalenceTestCase::Rx, this));
+            if (i > 0)
+            {
+                s->PostWrite(s->GetOrCreateQp(0), 300000, i);
+            }
+        }
+        Simulator::Run();
+        for (uint32_t i = 0; i < 4; ++i)
+        {
+            cnps += t.hosts.Get(i)->GetObject<RdmaHostStack>()->GetStats().cnpsSent;
+        }
+        std::ostringstream os;
+        os << "marks " << t.switches.Get(0)->GetObject<RdmaSwitch>()->GetEcnMarks() << " cnps "
+           << cnps << " fct";
+        for (int64_t f : m_fct)
+        {
+            os << ' ' << f;
+        }
+        Simulator::Destroy();
+        Config::Reset();
+        return os.str();
+    }
+
+    void DoRun() override
+    {
+        const std::string red = Run([](RdmaHelper& h) {
+            h.SetSwitchAttribute("Kmin", UintegerValue(20000));
+            h.SetSwitchAttribute("Kmax", UintegerValue(20000));
+            h.SetSwitchAttribute("Pmax", DoubleValue(1.0));
+        });
+        const std::string step = Run(
+            [](RdmaHelper& h) { h.SetEcnMarker("ns3::RdmaEcnStep", "K", UintegerValue(20000)); });
+        NS_TEST_ASSERT_MSG_EQ(step, red, "step K = RED with Kmin = Kmax = K, Pmax = 1");
+        NS_TEST_ASSERT_MSG_EQ(red.find("marks 0 "), std::string::npos, "frames were marked");
+        const std::string other = Run(
+            [](RdmaHelper& h) { h.SetEcnMarker("ns3::RdmaEcnStep", "K", UintegerValue(60000)); });
+        NS_TEST_ASSERT_MSG_NE(other, red, "another K gives another run");
+        const std::string legacyDeq =
+            Run([](RdmaHelper& h) { h.SetSwitchAttribute("EcnAtDequeue", BooleanValue(true)); });
+        const std::string markerDeq = Run([](RdmaHelper& h) {
+            h.SetEcnMarker("ns3::RdmaEcnRed", "AtDequeue", BooleanValue(true));
+        });
+        NS_TEST_ASSERT_MSG_EQ(markerDeq, legacyDeq, "EcnAtDequeue = the marker's AtDequeue");
+        NS_TEST_ASSERT_MSG_EQ(legacyDeq.find("marks 0 "), std::string::npos, "marked at dequeue");
+    }
+};
+
+/// A lossless drop is reported once per (switch, port, priority), counted.
+class LosslessDropReportTestCase : public TestCase
+{
+  public:
+    LosslessDropReportTestCase()
+        : TestCase("Switch: lossless drops warned once per (switch, port, priority), counted")
+    {
+    }
+
+  private:
+    std::map<uint32_t, uint64_t> m_drops; //!< ingress port -> lossless drops
+
+    void Drop(uint32_t, uint32_t port, uint8_t prio, const RdmaMeta&)
+    {
+        NS_TEST_EXPECT_MSG_EQ(prio, 3, "the data priority");
+        ++m_drops[port];
+    }
+
+    void DoRun() override
+    {
+        std::ostringstream out;
+        astra::Warnings::SetStream(&out);
+        astra::Warnings::Reset();
+        RdmaTopologyHelper topo;
+        RdmaHelper& h = topo.GetRdmaHelper();
+        h.SetDeviceAttribute("PfcEnabled", BooleanValue(false)); // NICs ignore PAUSE
+        h.SetMmuAttribute("BufferSize", UintegerValue(400000));
+        h.SetMmuAttribute("LosslessPriorities", UintegerValue(0x08));
+        h.SetMmuAttribute("MtuFrameBytes", UintegerValue(1110));
+        RdmaTopology t = topo.Star(4, DataRate("100Gbps"), MicroSeconds(1));
+        Ptr<RdmaSwitch> sw = t.switches.Get(0)->GetObject<RdmaSwitch>();
+        sw->TraceConnectWithoutContext("LosslessDrop",
+                                       MakeCallback(&LosslessDropReportTestCase::Drop, this));
+        for (uint32_t s = 1; s < 4; ++s)
+        {
+            for (uint32_t i = 0; i < 2000; ++i)
+            {
+                t.links[s].devA->EnqueueFrame(MakeFrame(s, 0, uint16_t(50000 + s), 1000, 3, 0));
+            }
+        }
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_GT(sw->GetLosslessDrops(), 0u, "lossless drops happened");
+        uint64_t sum = 0;
+        for (const auto& kv : m_drops)
+        {
+            const std::string cause = "lossless-drop " + sw->GetName() + " port " +
+                                      std::to_string(kv.first) + " priority 3";
+            NS_TEST_ASSERT_MSG_EQ(astra::Warnings::GetCount(cause),
+                                  kv.second,
+                                  "count of " << cause);
+            sum += kv.second;
+        }
+        NS_TEST_ASSERT_MSG_EQ(sum, sw->GetLosslessDrops(), "every drop counted once");
+        size_t lines = 0;
+        for (size_t p = out.str().find("lossless drop at"); p != std::string::npos;
+             p = out.str().find("lossless drop at", p + 1))
+        {
+            ++lines;
+        }
+        NS_TEST_ASSERT_MSG_EQ(lines, m_drops.size(), "one line per (port, priority)");
+        NS_TEST_ASSERT_MSG_GT(sum, lines, "fewer lines than drops");
+        Simulator::Destroy();
+        astra::Warnings::Reset();
+        astra::Warnings::SetStream(&std::cerr);
+    }
+};
+
 /// The switch test suite.
 class RdmaSwitchTestSuite : public TestSuite
 {
@@ -606,6 +978,10 @@ class RdmaSwitchTestSuite : public TestSuite
         AddTestCase(new ForwardTimingTestCase, TestCase::QUICK);
         AddTestCase(new IntTestCase, TestCase::QUICK);
         AddTestCase(new PfcIncastTestCase, TestCase::QUICK);
+        AddTestCase(new EcnMarkerTestCase, TestCase::QUICK);
+        AddTestCase(new EcnSwitchMarkerTestCase, TestCase::QUICK);
+        AddTestCase(new EcnEquivalenceTestCase, TestCase::QUICK);
+        AddTestCase(new LosslessDropReportTestCase, TestCase::QUICK);
     }
 };
 

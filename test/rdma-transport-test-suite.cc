@@ -35,12 +35,13 @@ namespace
 /// A tiny test network: hosts (with stacks) and switches wired by hand.
 struct TestNet
 {
-    std::vector<Ptr<Node>> hosts;             //!< host nodes
-    std::vector<Ptr<RdmaHostStack>> stacks;   //!< host stacks
-    std::vector<Ptr<RdmaNetDevice>> hostDevs; //!< host NIC (port 0)
-    std::vector<Ptr<RdmaSwitch>> switches;    //!< switches
-    std::vector<RdmaMessageInfo> rx;          //!< receiver completions
-    std::vector<RdmaMessageInfo> tx;          //!< sender completions
+    std::vector<Ptr<Node>> hosts;                                         //!< host nodes
+    std::vector<Ptr<RdmaHostStack>> stacks;                               //!< host stacks
+    std::vector<Ptr<RdmaNetDevice>> hostDevs;                             //!< host NIC (port 0)
+    std::vector<Ptr<RdmaSwitch>> switches;                                //!< switches
+    std::vector<RdmaMessageInfo> rx;                                      //!< receiver completions
+    std::vector<RdmaMessageInfo> tx;                                      //!< sender completions
+    Ptr<RdmaHostDirectory> directory = CreateObject<RdmaHostDirectory>(); //!< the hosts
 
     void OnRx(const RdmaMessageInfo& i)
     {
@@ -75,11 +76,13 @@ struct TestNet
         Ptr<RdmaHostStack> s = CreateObject<RdmaHostStack>();
         n->AggregateObject(s);
         s->SetHostIndex(uint32_t(hosts.size()));
+        s->SetDirectory(directory);
         hosts.push_back(n);
         stacks.push_back(s);
         hostDevs.push_back(MakeDev(n, rate));
-        s->SetMessageCallbacks(MakeCallback(&TestNet::OnTx, this),
-                               MakeCallback(&TestNet::OnRx, this));
+        // every message of the host, whatever QP it used
+        s->TraceConnectWithoutContext("TxMessageComplete", MakeCallback(&TestNet::OnTx, this));
+        s->TraceConnectWithoutContext("RxMessageComplete", MakeCallback(&TestNet::OnRx, this));
         return s;
     }
 
@@ -357,7 +360,7 @@ class PsnWrapBigMessageTestCase : public TestCase
 };
 
 /// Lossy link: random frame loss both ways; NAK and timeout paths.
-class LossyLinkTestCase : public TestCase
+class LossyLinkTestCase : public TestCase, public RdmaQpConsumer
 {
   public:
     LossyLinkTestCase()
@@ -370,9 +373,19 @@ class LossyLinkTestCase : public TestCase
     Ptr<RdmaQueuePair> m_qp;
     uint32_t m_left{0};
 
-    void Next(const RdmaMessageInfo& i)
+    void TxComplete(RdmaQueuePair&, const RdmaMessageInfo&) override
     {
-        m_net->OnTx(i);
+        Next();
+    }
+
+    void ReadComplete(RdmaQueuePair&, const RdmaMessageInfo&) override
+    {
+        Next();
+    }
+
+    /// the requester's completion (recorded by the net's trace sinks): post the next message
+    void Next()
+    {
         if (m_left > 0)
         {
             --m_left;
@@ -405,9 +418,7 @@ class LossyLinkTestCase : public TestCase
             em->AssignStreams(10 + h);
             net.hostDevs[h]->SetReceiveErrorModel(em);
         }
-        m_qp = net.stacks[0]->GetOrCreateQp(1);
-        net.stacks[0]->SetMessageCallbacks(MakeCallback(&LossyLinkTestCase::Next, this),
-                                           MakeCallback(&TestNet::OnRx, &net));
+        m_qp = net.stacks[0]->GetOrCreateQp(1, 255, 0, this);
         const uint32_t nMsgs = 150;
         m_left = nMsgs - 1;
         net.stacks[0]->PostWrite(m_qp, 20000 + m_left * 7, 1000);
@@ -657,6 +668,126 @@ class ReadTestCase : public TestCase
     }
 };
 
+/// Completions go to the consumer of each QP end (per QP, not per host).
+class QpConsumerTestCase : public TestCase
+{
+  public:
+    QpConsumerTestCase()
+        : TestCase("Transport: completions per QP consumer (TX, RX at the responder end, READ)")
+    {
+    }
+
+  private:
+    /// Records what it is told; may post once from a TX completion (re-entrant post).
+    struct Recorder : public RdmaQpConsumer
+    {
+        struct Call
+        {
+            char what;         //!< 't' TX, 'r' RX, 'R' READ
+            RdmaQueuePair* qp; //!< the QP end it came through
+            RdmaMessageInfo info;
+        };
+
+        std::vector<Call> calls;
+        Ptr<RdmaHostStack> repostOn; //!< post a follow-up WRITE on the first TX completion
+        Ptr<RdmaQueuePair> repostQp;
+
+        void TxComplete(RdmaQueuePair& qp, const RdmaMessageInfo& i) override
+        {
+            calls.push_back({'t', &qp, i});
+            if (repostOn)
+            {
+                repostOn->PostWrite(repostQp, 1500, i.tag + 1);
+                repostOn = nullptr;
+            }
+        }
+
+        void RxComplete(RdmaQueuePair& qp, const RdmaMessageInfo& i) override
+        {
+            calls.push_back({'r', &qp, i});
+        }
+
+        void ReadComplete(RdmaQueuePair& qp, const RdmaMessageInfo& i) override
+        {
+            calls.push_back({'R', &qp, i});
+        }
+
+        std::string Tags(char what) const
+        {
+            std::string s;
+            for (const auto& c : calls)
+            {
+                if (c.what == what)
+                {
+                    s += (s.empty() ? "" : ",") + std::to_string(c.info.tag);
+                }
+            }
+            return s;
+        }
+    };
+
+    void DoRun() override
+    {
+        TestNet net;
+        net.BuildStar(3, DataRate("25Gbps"), MicroSeconds(1));
+        Recorder a;
+        Recorder b;
+        Recorder c;
+        Ptr<RdmaQueuePair> qa = net.stacks[0]->GetOrCreateQp(1, 3, 50000, &a);
+        Ptr<RdmaQueuePair> qb = net.stacks[0]->GetOrCreateQp(1, 3, 50001, &b);
+        Ptr<RdmaQueuePair> qn = net.stacks[0]->GetOrCreateQp(2, 3, 50002); // no consumer
+        NS_TEST_ASSERT_MSG_EQ(qa->GetConsumer(), &a, "consumer set on the requester end");
+        Ptr<RdmaQueuePair> qaPeer = net.stacks[1]->GetQp(qa->GetPeerQpn());
+        NS_TEST_ASSERT_MSG_EQ(qaPeer->GetConsumer(), &a, "and on the responder end");
+        NS_TEST_ASSERT_MSG_EQ(qn->GetConsumer(), nullptr, "none asked for, none set");
+        // the same connection asked for again keeps its consumer
+        NS_TEST_ASSERT_MSG_EQ(net.stacks[0]->GetOrCreateQp(1, 3, 50000), qa, "existing QP");
+        // the responder end of qb reports to another consumer (a server's view)
+        Ptr<RdmaQueuePair> qbPeer = net.stacks[1]->GetQp(qb->GetPeerQpn());
+        qbPeer->SetConsumer(&c);
+        a.repostOn = net.stacks[0];
+        a.repostQp = qa;
+        net.stacks[0]->PostWrite(qa, 4000, 11);
+        net.stacks[0]->PostSend(qb, 3000, 22);
+        net.stacks[0]->PostWrite(qn, 2000, 33);
+        net.stacks[0]->PostRead(qa, 5000, 44);
+        Simulator::Run();
+        // a: WRITE 11 (TX at the requester, RX at the responder), the re-entrant WRITE 12,
+        // the READ 44 (one READ completion, no TX completion)
+        NS_TEST_ASSERT_MSG_EQ(a.Tags('t'), "11,12", "TX completions of a's QP");
+        NS_TEST_ASSERT_MSG_EQ(a.Tags('r'), "11,12", "RX completions of a's QP (responder end)");
+        NS_TEST_ASSERT_MSG_EQ(a.Tags('R'), "44", "READ completion at the requester");
+        NS_TEST_ASSERT_MSG_EQ(b.Tags('t'), "22", "b: its SEND acknowledged");
+        NS_TEST_ASSERT_MSG_EQ(b.Tags('r'), "", "b's responder end was handed to c");
+        NS_TEST_ASSERT_MSG_EQ(c.Tags('r'), "22", "c: the SEND arrived");
+        NS_TEST_ASSERT_MSG_EQ(c.Tags('t') + c.Tags('R'), "", "c sent nothing");
+        for (const auto& call : a.calls)
+        {
+            const bool requester = call.what != 'r';
+            NS_TEST_ASSERT_MSG_EQ(call.qp,
+                                  requester ? PeekPointer(qa) : PeekPointer(qaPeer),
+                                  "the QP end of the completion");
+            NS_TEST_ASSERT_MSG_EQ(call.info.srcQp, qa->GetQpn(), "the requester's QP number");
+            NS_TEST_ASSERT_MSG_GT(call.info.end, call.info.start, "completed after posted");
+            if (call.what == 'R')
+            {
+                NS_TEST_ASSERT_MSG_EQ((call.info.kind == RdmaMsgKind::READ), true, "READ kind");
+                NS_TEST_ASSERT_MSG_EQ(call.info.bytes, 5000u, "READ bytes");
+            }
+        }
+        // the trace sources still see every message of the host, consumer or not
+        NS_TEST_ASSERT_MSG_EQ(net.tx.size(), 5u, "TxMessageComplete: 11, 12, 22, 33, 44");
+        NS_TEST_ASSERT_MSG_EQ(net.rx.size(), 5u, "RxMessageComplete: 11, 12, 22, 33, 44");
+        // a consumer detached from a QP hears nothing more
+        qb->SetConsumer(nullptr);
+        net.stacks[0]->PostSend(qb, 100, 23);
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(b.Tags('t'), "22", "detached: no further completion");
+        NS_TEST_ASSERT_MSG_EQ(c.Tags('r'), "22,23", "the responder end still reports to c");
+        Simulator::Destroy();
+    }
+};
+
 /// Bad attribute values give clear errors.
 class ValidationTestCase : public TestCase
 {
@@ -684,9 +815,11 @@ class ValidationTestCase : public TestCase
                               std::string::npos,
                               "CC errors surface through the stack");
         // switch-side checks (S's validators)
-        NS_TEST_ASSERT_MSG_NE(RdmaSwitch::CheckEcn(400000, 100000, 0.2), "", "Kmin > Kmax");
-        NS_TEST_ASSERT_MSG_NE(RdmaSwitch::CheckEcn(100, 400, 1.5), "", "Pmax > 1");
-        NS_TEST_ASSERT_MSG_EQ(RdmaSwitch::CheckEcn(100000, 400000, 0.2), "", "valid ECN");
+        NS_TEST_ASSERT_MSG_NE(RdmaEcnMarker::CheckThresholds(400000, 100000, 0.2),
+                              "",
+                              "Kmin > Kmax");
+        NS_TEST_ASSERT_MSG_NE(RdmaEcnMarker::CheckThresholds(100, 400, 1.5), "", "Pmax > 1");
+        NS_TEST_ASSERT_MSG_EQ(RdmaEcnMarker::CheckThresholds(100000, 400000, 0.2), "", "valid ECN");
         uint64_t need =
             SwitchMmu::ComputeHeadroom(DataRate("100Gbps"), MicroSeconds(1), 1110, MicroSeconds(1));
         NS_TEST_ASSERT_MSG_NE(SwitchMmu::CheckHeadroom("sw", 0, need / 2, need),
@@ -710,6 +843,7 @@ class RdmaTransportTestSuite : public TestSuite
         : TestSuite("astra-sim-rdma-transport", UNIT)
     {
         AddTestCase(new ValidationTestCase, TestCase::QUICK);
+        AddTestCase(new QpConsumerTestCase, TestCase::QUICK);
         AddTestCase(new SegmentationTestCase, TestCase::QUICK);
         AddTestCase(new ReadTestCase, TestCase::QUICK);
         AddTestCase(new FctClosedFormTestCase, TestCase::QUICK);

@@ -10,20 +10,24 @@
  * plus the fabric's shape (nodes, ports, system ids) and the config file.
  */
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/astra-fabric-helper.h"
 #include "ns3/astra-paths.h"
 #include "ns3/astra-sim-application.h"
 #include "ns3/astra-sim-helper.h"
+#include "ns3/astra-sim-scenario.h"
 #include "ns3/astra-system.h"
 #include "ns3/boolean.h"
 #include "ns3/chakra-reader.h"
 #include "ns3/config.h"
+#include "ns3/double.h"
 #include "ns3/flow-backend.h"
 #include "ns3/rdma-host-stack.h"
 #include "ns3/rdma-net-device.h"
 #include "ns3/rdma-node-info.h"
 #include "ns3/rdma-switch.h"
 #include "ns3/roce-backend.h"
+#include "ns3/roce-config-reader.h"
 #include "ns3/roce-header.h"
 #include "ns3/simulator.h"
 #include "ns3/switch-mmu.h"
@@ -35,6 +39,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <sstream>
 
 using namespace ns3;
 using namespace ns3::astra;
@@ -321,25 +326,14 @@ RunWorkload(std::shared_ptr<const Topology> topo,
     return r;
 }
 
-/// One collective per NPU (a hand-built graph).
+/// One collective per NPU (the module's generator).
 std::vector<WorkloadGraph>
 OneCollective(uint32_t npus, CollType type, uint64_t bytes)
 {
     std::vector<WorkloadGraph> gs;
-    for (uint32_t i = 0; i < npus; ++i)
+    for (const auto& g : MakeCollectiveWorkload(npus, type, bytes))
     {
-        WorkloadGraph g;
-        g.file = "test";
-        g.rank = i;
-        WorkloadNode n;
-        n.id = 1;
-        n.name = "coll";
-        n.kind = NodeKind::COMM_COLL;
-        n.collType = type;
-        n.commSize = bytes;
-        g.nodes.push_back(n);
-        g.BuildIndex();
-        gs.push_back(std::move(g));
+        gs.push_back(*g);
     }
     return gs;
 }
@@ -901,18 +895,26 @@ class HpccConfigTestCase : public TestCase
                  "KMIN_MAP 2 100000000000 400 400000000000 1600\n"
                  "PMAX_MAP 2 100000000000 0.2 400000000000 0.5\n";
         }
-        std::vector<std::string> ignored;
-        uint32_t n = RoceBackend::ApplyHpccConfig(cfg, &ignored);
-        // QCN 1, payload 1, CC 1, alpha 1, RATE_AI 2, buffer 1, ACK 2, 3 maps
-        NS_TEST_ASSERT_MSG_EQ(n, 12, "settings applied");
-        NS_TEST_ASSERT_MSG_EQ(ignored.size(),
-                              3,
-                              "USE_DYNAMIC_PFC_THRESHOLD, TOPOLOGY_FILE, HAS_WIN");
+        Warnings::SetStream(nullptr);
+        Warnings::Reset();
+        RoceConfig c = RoceConfigReader::Apply(cfg);
+        // QCN 1, payload 1, CC 1, alpha 1, RATE_AI 2, buffer 1, ACK 2, the per-rate map 1
+        NS_TEST_ASSERT_MSG_EQ(c.applied, 10, "settings applied");
+        NS_TEST_ASSERT_MSG_EQ(c.hpccFormat, true, "detected as config.txt");
+        NS_TEST_ASSERT_MSG_EQ(c.unmodelled.size(), 2, "TOPOLOGY_FILE, HAS_WIN 1");
+        NS_TEST_ASSERT_MSG_EQ(c.unmodelled[0], "TOPOLOGY_FILE", "given by the network file");
+        NS_TEST_ASSERT_MSG_EQ(c.unmodelled[1], "HAS_WIN 1", "a per-pair BDP window");
+        NS_TEST_ASSERT_MSG_EQ(Warnings::GetCount("hpcc-config-unmodelled " + cfg),
+                              1,
+                              "one warning names them");
+        NS_TEST_ASSERT_MSG_EQ(c.ecnRates.GetEntries().size(), 2, "two line rates");
+        NS_TEST_ASSERT_MSG_EQ(c.ecnRates.GetEntries().at(100000000000ull).kminBytes,
+                              400000,
+                              "KMIN in KB");
         std::vector<DimensionSpec> dims{{DimType::SWITCH, 4, 50.0, 500.0}};
         auto topo = std::make_shared<Topology>(Topology::FromDimensions(dims));
         AstraFabricHelper fabric;
         NodeContainer npus = fabric.Install(topo);
-        RoceBackend::GetEcnRateMap().clear(); // applied by Install; do not leak to other tests
         NS_TEST_ASSERT_MSG_EQ(npus.Get(0)->GetObject<RdmaHostStack>()->GetMtu(), 2000, "payload");
         Ptr<RdmaSwitch> sw = fabric.GetSwitches().Get(0)->GetObject<RdmaSwitch>();
         UintegerValue buf;
@@ -926,6 +928,8 @@ class HpccConfigTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ_TOL(e.pmax, 0.5, 1e-9, "Pmax of the 400G entry");
         Simulator::Destroy();
         Config::Reset();
+        Warnings::Reset();
+        Warnings::SetStream(&std::cerr);
     }
 };
 
@@ -977,6 +981,272 @@ class FabricShapeTestCase : public TestCase
     }
 };
 
+/// Receives SendTo completions.
+struct RecordingSink : public MessageSink
+{
+    std::ostringstream log; //!< what happened, in order, with times
+    uint32_t sent{0};       //!< MessageSent calls
+    uint32_t delivered{0};  //!< MessageDelivered calls
+    uint64_t cookieSum{0};  //!< sum of the cookies handed back
+
+    void MessageSent(const NetMessage& m, uint64_t cookie) override
+    {
+        ++sent;
+        cookieSum += cookie;
+        log << "S " << m.src << ">" << m.dst << " c" << cookie << " @"
+            << Simulator::Now().GetNanoSeconds() << '\n';
+    }
+
+    void MessageDelivered(const NetMessage& m) override
+    {
+        ++delivered;
+        log << "D " << m.src << ">" << m.dst << " @" << Simulator::Now().GetNanoSeconds() << '\n';
+    }
+};
+
+/// Background messages with a consumer of their own (closed loop of n messages).
+struct BackgroundLoop : public RdmaQpConsumer
+{
+    Ptr<RdmaHostStack> stack;
+    Ptr<RdmaQueuePair> qp;
+    uint32_t left{0};
+    std::ostringstream log;
+
+    void TxComplete(RdmaQueuePair&, const RdmaMessageInfo& i) override
+    {
+        log << "bg " << i.tag << " @" << Simulator::Now().GetNanoSeconds() << '\n';
+        if (left > 0)
+        {
+            --left;
+            stack->PostWrite(qp, 30000, i.tag + 1);
+        }
+    }
+};
+
+/**
+ * Scenarios built and run one after the other in one process do not see each
+ * other: no host registry, ECN table, slot or consumer survives Simulator::Destroy.
+ */
+class SequentialScenariosTestCase : public TestCase
+{
+  public:
+    SequentialScenariosTestCase()
+        : TestCase("two scenarios one after the other in one process: each as if alone")
+    {
+    }
+
+  private:
+    /// A Clos fabric configured by an HPCC config.txt (per-rate ECN table), messages
+    /// through SendTo and Send, background traffic on QPs of its own.
+    std::string RunClos()
+    {
+        const std::string cfg = CreateTempDirFilename("seq-config.txt");
+        {
+            std::ofstream f(cfg);
+            f << "CC_MODE 1\nENABLE_QCN 1\n"
+                 "KMIN_MAP 1 100000000000 5\nKMAX_MAP 1 100000000000 40\n"
+                 "PMAX_MAP 1 100000000000 0.5\n";
+        }
+        RoceConfigReader::Apply(cfg);
+        const double gbps100 = 100e9 / 8 / 1073741824.0;
+        auto topo = std::make_shared<Topology>(
+            Topology::FromDimensions({ClosDimension(8, 2, 2, gbps100, 500.0, gbps100, 500.0)}));
+        AstraFabricHelper fabric;
+        fabric.Install(topo);
+        fabric.AssignStreams(1);
+        Ptr<RoceBackend> rb = CreateObject<RoceBackend>();
+        rb->SetFabric(topo, fabric.GetNpus());
+        const bool notFixed = rb->GetFixedTimeInterface() == nullptr;
+        NS_TEST_EXPECT_MSG_EQ(notFixed, true, "message times are not fixed");
+        RecordingSink sink;
+        std::ostringstream cb;
+        for (uint32_t i = 0; i < 8; ++i)
+        {
+            NetMessage m;
+            m.src = i;
+            m.dst = (i + 3) % 8;
+            m.bytes = 200000;
+            rb->SendTo(m, &sink, 100 + i, i % 2 == 0);
+            m.dst = (i + 5) % 8;
+            rb->Send(m, nullptr, [&cb](const NetMessage& x) {
+                cb << "cb " << x.src << ">" << x.dst << " @" << Simulator::Now().GetNanoSeconds()
+                   << '\n';
+            });
+        }
+        BackgroundLoop bg;
+        bg.stack = fabric.GetNpus().Get(1)->GetObject<RdmaHostStack>();
+        bg.qp = bg.stack->GetOrCreateQp(6, 3, 40001, &bg);
+        bg.left = 3;
+        bg.stack->PostWrite(bg.qp, 30000, 1);
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(sink.delivered, 8u, "SendTo: every message delivered");
+        NS_TEST_EXPECT_MSG_EQ(sink.sent, 4u, "MessageSent only where asked");
+        NS_TEST_EXPECT_MSG_EQ(sink.cookieSum, 100u + 102 + 104 + 106, "cookies handed back");
+        uint64_t marks = 0;
+        for (uint32_t i = 0; i < fabric.GetSwitches().GetN(); ++i)
+        {
+            marks += fabric.GetSwitches().Get(i)->GetObject<RdmaSwitch>()->GetEcnMarks();
+        }
+        std::ostringstream os;
+        os << "kmin "
+           << fabric.GetSwitches().Get(0)->GetObject<RdmaSwitch>()->GetEcnThresholds(0).kminBytes
+           << " marks " << marks << " delivered " << rb->GetDeliveredMessages() << '\n'
+           << sink.log.str() << cb.str() << bg.log.str();
+        Simulator::Destroy();
+        Config::Reset();
+        return os.str();
+    }
+
+    /// A switch-less ring (transit through NPUs), default settings, one message per NPU.
+    std::string RunRing()
+    {
+        const double gbps100 = 100e9 / 8 / 1073741824.0;
+        auto topo = std::make_shared<Topology>(
+            Topology::FromDimensions({{DimType::RING, 6, gbps100, 1000.0}}));
+        AstraFabricHelper fabric;
+        fabric.Install(topo);
+        fabric.AssignStreams(1);
+        Ptr<RoceBackend> rb = CreateObject<RoceBackend>();
+        rb->SetFabric(topo, fabric.GetNpus());
+        RecordingSink sink;
+        for (uint32_t i = 0; i < 6; ++i)
+        {
+            NetMessage m;
+            m.src = i;
+            m.dst = (i + 3) % 6;
+            m.bytes = 500000;
+            rb->SendTo(m, &sink, i, true);
+        }
+        Simulator::Run();
+        uint64_t marks = 0;
+        for (uint32_t i = 0; i < 6; ++i)
+        {
+            marks += fabric.GetNpus().Get(i)->GetObject<RdmaSwitch>()->GetEcnMarks();
+        }
+        std::ostringstream os;
+        os << "kmin "
+           << fabric.GetNpus().Get(0)->GetObject<RdmaSwitch>()->GetEcnThresholds(0).kminBytes
+           << " marks " << marks << '\n'
+           << sink.log.str();
+        Simulator::Destroy();
+        Config::Reset();
+        return os.str();
+    }
+
+    void DoRun() override
+    {
+        const std::string a1 = RunClos();
+        const std::string a2 = RunClos();
+        const std::string b1 = RunRing();
+        const std::string a3 = RunClos();
+        const std::string b2 = RunRing();
+        NS_TEST_ASSERT_MSG_EQ(a2, a1, "the same scenario twice");
+        NS_TEST_ASSERT_MSG_EQ(a3, a1, "after another scenario");
+        NS_TEST_ASSERT_MSG_EQ(b2, b1, "the other scenario after the first one");
+        NS_TEST_ASSERT_MSG_NE(a1, b1, "they are different scenarios");
+        NS_TEST_ASSERT_MSG_EQ(a1.rfind("kmin 5000 marks ", 0),
+                              0u,
+                              "the table: " << a1.substr(0, 30));
+        NS_TEST_ASSERT_MSG_EQ(a1.find(" marks 0 "), std::string::npos, "the table marks frames");
+        NS_TEST_ASSERT_MSG_EQ(b1.rfind("kmin 100000 ", 0),
+                              0u,
+                              "no table left: " << b1.substr(0, 30));
+        NS_TEST_ASSERT_MSG_NE(a1.find("bg 4 @"), std::string::npos, "background loop ran");
+    }
+};
+
+/**
+ * AstraSimScenario::SetRngStreams: a RoCE scenario whose switches mark ECN with
+ * probability (RED, 0 < p < 1) gives the same results whatever ran before it in
+ * the process when its streams are fixed.
+ */
+class ScenarioRngStreamsTestCase : public TestCase
+{
+  public:
+    ScenarioRngStreamsTestCase()
+        : TestCase("AstraSimScenario with fixed streams: ECN draws independent of earlier runs")
+    {
+    }
+
+  private:
+    /// A 7-to-1 incast of SENDs through one switch, RED between 5 and 200 KB with
+    /// Pmax 0.2; \return finish times and the switch's marks
+    std::string RunAllToAll(int64_t stream, uint64_t* marksOut)
+    {
+        Config::SetDefault("ns3::RdmaSwitch::Kmin", UintegerValue(5000));
+        Config::SetDefault("ns3::RdmaSwitch::Kmax", UintegerValue(200000));
+        Config::SetDefault("ns3::RdmaSwitch::Pmax", DoubleValue(0.2));
+        AstraSimScenario sc;
+        sc.SetTopology(std::make_shared<Topology>(
+            Topology::FromDimensions({{DimType::SWITCH, 8, 12.0, 500.0}})));
+        sc.SetSystemParams(SystemParams());
+        std::vector<std::shared_ptr<const WorkloadGraph>> graphs;
+        for (uint32_t r = 0; r < 8; ++r)
+        {
+            auto g = std::make_shared<WorkloadGraph>();
+            g->file = "incast";
+            g->rank = r;
+            for (uint32_t peer = 1; peer < 8; ++peer)
+            {
+                if (r != 0 && r != peer)
+                {
+                    continue;
+                }
+                WorkloadNode n;
+                n.id = peer;
+                n.name = r == 0 ? "recv" : "send";
+                n.kind = r == 0 ? NodeKind::COMM_RECV : NodeKind::COMM_SEND;
+                n.commSize = 1 << 20;
+                n.commSrc = int32_t(peer);
+                n.commDst = 0;
+                n.commTag = 7;
+                g->nodes.push_back(n);
+            }
+            g->BuildIndex();
+            graphs.push_back(g);
+        }
+        sc.SetWorkloads(graphs);
+        sc.SetBackend("roce");
+        sc.SetRngStreams(stream);
+        sc.GetMonitor()->SetAttribute("ProgressInterval", DoubleValue(0));
+        sc.Build();
+        NS_TEST_EXPECT_MSG_EQ(sc.Run(), 0, "status");
+        std::ostringstream os;
+        for (const auto& a : sc.GetApps())
+        {
+            os << a->GetStats().finish.GetNanoSeconds() << ' ';
+        }
+        uint64_t marks = 0;
+        NodeContainer sw = sc.GetFabric().GetSwitches();
+        for (uint32_t i = 0; i < sw.GetN(); ++i)
+        {
+            marks += sw.Get(i)->GetObject<RdmaSwitch>()->GetEcnMarks();
+        }
+        os << "marks " << marks;
+        if (marksOut != nullptr)
+        {
+            *marksOut = marks;
+        }
+        sc.Destroy();
+        Config::Reset();
+        return os.str();
+    }
+
+    void DoRun() override
+    {
+        Warnings::SetStream(nullptr);
+        uint64_t marks = 0;
+        const std::string a1 = RunAllToAll(5, &marks);
+        RunAllToAll(-1, nullptr); // automatic streams: draws from the process's next streams
+        const std::string a2 = RunAllToAll(5, nullptr);
+        const std::string b = RunAllToAll(6, nullptr);
+        NS_TEST_ASSERT_MSG_GT(marks, 0u, "RED marks frames: " << a1);
+        NS_TEST_ASSERT_MSG_EQ(a2, a1, "fixed streams: the same results after other scenarios");
+        NS_TEST_ASSERT_MSG_NE(b, a1, "another stream draws differently (the marks are random)");
+        Warnings::SetStream(&std::cerr);
+    }
+};
+
 } // namespace
 
 /// The suite.
@@ -988,6 +1258,8 @@ class RoceBackendTestSuite : public TestSuite
     {
         AddTestCase(new FabricShapeTestCase(), TestCase::QUICK);
         AddTestCase(new HpccConfigTestCase(), TestCase::QUICK);
+        AddTestCase(new SequentialScenariosTestCase(), TestCase::QUICK);
+        AddTestCase(new ScenarioRngStreamsTestCase(), TestCase::QUICK);
         AddTestCase(new SingleMessageTestCase(), TestCase::QUICK);
         AddTestCase(new CrossDimensionTestCase(), TestCase::QUICK);
         AddTestCase(new QpAndDimensionTestCase(), TestCase::QUICK);

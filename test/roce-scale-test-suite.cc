@@ -104,22 +104,7 @@ RunAnchorSmall(uint64_t bytes, uint32_t splits)
     p.endpointDelayNs = kEndpointNs;
     Ptr<SystemContext> ctx = CreateObject<SystemContext>();
     ctx->Setup(backend, topo->GetDimensions(), p);
-    std::vector<std::shared_ptr<const WorkloadGraph>> graphs;
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        auto g = std::make_shared<WorkloadGraph>();
-        g->rank = r;
-        g->file = "roce-scale";
-        WorkloadNode c;
-        c.id = 1;
-        c.name = "all_reduce";
-        c.kind = NodeKind::COMM_COLL;
-        c.collType = CollType::ALL_REDUCE;
-        c.commSize = bytes;
-        g->nodes.push_back(c);
-        g->BuildIndex();
-        graphs.push_back(g);
-    }
+    const auto graphs = MakeCollectiveWorkload(n, CollType::ALL_REDUCE, bytes);
     AstraSimHelper helper;
     helper.SetContext(ctx);
     helper.SetWorkloads(graphs);
@@ -273,22 +258,7 @@ FlowOnClos(uint64_t bytes, uint32_t splits, double factor)
     p.splits = splits;
     p.activeChunks = 1;
     p.endpointDelayNs = kEndpointNs;
-    std::vector<std::shared_ptr<const WorkloadGraph>> graphs;
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        auto g = std::make_shared<WorkloadGraph>();
-        g->rank = r;
-        g->file = "roce-scale";
-        WorkloadNode c;
-        c.id = 1;
-        c.name = "all_reduce";
-        c.kind = NodeKind::COMM_COLL;
-        c.collType = CollType::ALL_REDUCE;
-        c.commSize = bytes;
-        g->nodes.push_back(c);
-        g->BuildIndex();
-        graphs.push_back(g);
-    }
+    const auto graphs = MakeCollectiveWorkload(n, CollType::ALL_REDUCE, bytes);
     AstraRunOptions o;
     o.backend = "flow";
     AstraRunResult r = AstraSimHelper::Run(topo, p, graphs, o);

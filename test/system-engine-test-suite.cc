@@ -396,23 +396,21 @@ class MemoryCase : public TestCase
     {
         // local memory of the system config: 100000 B / 100 B/ns
         NS_TEST_EXPECT_MSG_EQ(Run(nullptr, 0), 1000, "local");
-        auto make = [](AnalyticalRemoteMemory::Type t) {
+        auto make = [](MemoryType t) {
             auto m = CreateObject<AnalyticalRemoteMemory>();
-            m->SetAttribute("MemoryType", EnumValue(t));
+            m->SetAttribute("MemoryType", EnumValue(static_cast<int>(t)));
             m->SetAttribute("Latency", DoubleValue(500));
             m->SetAttribute("Bandwidth", DoubleValue(50)); // 2000 ns for 100 kB
             m->SetAttribute("NpusPerNode", UintegerValue(2));
             return m;
         };
-        NS_TEST_EXPECT_MSG_EQ(
-            Run(make(AnalyticalRemoteMemory::PER_NPU_MEMORY_EXPANSION), UINT32_MAX),
-            2500,
-            "private");
-        NS_TEST_EXPECT_MSG_EQ(
-            Run(make(AnalyticalRemoteMemory::PER_NODE_MEMORY_EXPANSION), UINT32_MAX),
-            5000,
-            "two NPUs per node share a FIFO");
-        NS_TEST_EXPECT_MSG_EQ(Run(make(AnalyticalRemoteMemory::MEMORY_POOL), UINT32_MAX),
+        NS_TEST_EXPECT_MSG_EQ(Run(make(MemoryType::PER_NPU_MEMORY_EXPANSION), UINT32_MAX),
+                              2500,
+                              "private");
+        NS_TEST_EXPECT_MSG_EQ(Run(make(MemoryType::PER_NODE_MEMORY_EXPANSION), UINT32_MAX),
+                              5000,
+                              "two NPUs per node share a FIFO");
+        NS_TEST_EXPECT_MSG_EQ(Run(make(MemoryType::MEMORY_POOL), UINT32_MAX),
                               10000,
                               "one FIFO for all four");
     }

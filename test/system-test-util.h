@@ -46,28 +46,11 @@ TopoDims(const std::vector<DimensionSpec>& dims)
     return std::make_shared<Topology>(Topology::FromDimensions(dims));
 }
 
-/// One COMM_COLL node per NPU
+/// One COMM_COLL node per NPU (the module's generator)
 inline Graphs
 CollGraphs(uint32_t n, CollType t, uint64_t bytes, const std::string& group = "")
 {
-    Graphs gs;
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        auto g = std::make_shared<WorkloadGraph>();
-        g->file = "synthetic." + std::to_string(r);
-        g->rank = r;
-        WorkloadNode c;
-        c.id = 1;
-        c.name = "coll";
-        c.kind = NodeKind::COMM_COLL;
-        c.collType = t;
-        c.commSize = bytes;
-        c.pgName = group;
-        g->nodes.push_back(c);
-        g->BuildIndex();
-        gs.push_back(g);
-    }
-    return gs;
+    return MakeCollectiveWorkload(n, t, bytes, group);
 }
 
 /// Read a reference Chakra prefix (relative to the reference dir)

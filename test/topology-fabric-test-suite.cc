@@ -333,22 +333,7 @@ RunCollective(std::shared_ptr<const Topology> topo,
     CollResult r;
     const uint32_t n = topo->GetNpuCount();
     Config::SetDefault("ns3::RdmaHostStack::Mtu", UintegerValue(1000));
-    std::vector<std::shared_ptr<const WorkloadGraph>> gs;
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        auto g = std::make_shared<WorkloadGraph>();
-        g->file = "test";
-        g->rank = i;
-        WorkloadNode node;
-        node.id = 1;
-        node.name = "allreduce";
-        node.kind = NodeKind::COMM_COLL;
-        node.collType = type;
-        node.commSize = bytes;
-        g->nodes.push_back(node);
-        g->BuildIndex();
-        gs.push_back(g);
-    }
+    const auto gs = MakeCollectiveWorkload(n, type, bytes);
     AstraFabricHelper fabric;
     Ptr<NetworkBackend> backend;
     NodeContainer nodes;

@@ -111,6 +111,12 @@ Warnings::SetStream(std::ostream* os)
     State().os = os;
 }
 
+std::ostream*
+Warnings::GetStream()
+{
+    return State().os;
+}
+
 void
 Warnings::Reset()
 {
@@ -118,44 +124,6 @@ Warnings::Reset()
     s.index.clear();
     s.causes.clear();
     s.total = 0;
-}
-
-std::string
-SuggestName(const std::string& word, const std::vector<std::string>& known)
-{
-    auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
-    std::string best;
-    size_t bestD = SIZE_MAX;
-    std::vector<size_t> prev(word.size() + 1);
-    std::vector<size_t> cur(word.size() + 1);
-    for (const auto& k : known)
-    {
-        // Levenshtein distance between k and word, row by row over word
-        for (size_t j = 0; j <= word.size(); ++j)
-        {
-            prev[j] = j;
-        }
-        for (size_t i = 1; i <= k.size(); ++i)
-        {
-            cur[0] = i;
-            for (size_t j = 1; j <= word.size(); ++j)
-            {
-                const size_t keep = prev[j - 1] + (lower(k[i - 1]) == lower(word[j - 1]) ? 0 : 1);
-                cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, keep});
-            }
-            std::swap(prev, cur);
-        }
-        if (prev[word.size()] < bestD)
-        {
-            bestD = prev[word.size()];
-            best = k;
-        }
-    }
-    if (best.empty() || bestD > std::max<size_t>(2, word.size() / 3))
-    {
-        return "";
-    }
-    return " (did you mean '" + best + "'?)";
 }
 
 int

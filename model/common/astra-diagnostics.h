@@ -90,20 +90,12 @@ class Warnings
      * \param os the stream
      */
     static void SetStream(std::ostream* os);
+    /// \return where first occurrences go (nullptr: nowhere)
+    static std::ostream* GetStream();
 
     /// Forget every cause and count (the stream setting is kept).
     static void Reset();
 };
-
-/**
- * \ingroup astra-sim
- * A near-miss hint for an unknown name: the known name closest to \p word
- * (case-insensitive edit distance, at most max(2, length / 3) edits).
- * \param word the name the user gave
- * \param known the valid names
- * \return " (did you mean 'x'?)", or "" when no known name is close
- */
-std::string SuggestName(const std::string& word, const std::vector<std::string>& known);
 
 /**
  * \ingroup astra-sim

@@ -5,6 +5,7 @@
 #include "roce-backend.h"
 
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-input.h"
 #include "ns3/boolean.h"
 #include "ns3/object-factory.h"
 
@@ -73,7 +74,7 @@ Find(const std::string& name)
     {
         known += (known.empty() ? "" : ", ") + n;
     }
-    throw InputError("unknown network backend '" + name + "'" + SuggestName(name, names) +
+    throw InputError("unknown network backend '" + name + "'" + DidYouMean(name, names) +
                      " (known: " + known + ")");
 }
 } // namespace

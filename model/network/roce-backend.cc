@@ -1,8 +1,10 @@
 #include "roce-backend.h"
 
+#include "roce-config-reader.h"
+
 #include "ns3/abort.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
-#include "ns3/config.h"
 #include "ns3/log.h"
 #include "ns3/rdma-host-stack.h"
 #include "ns3/rdma-queue-pair.h"
@@ -10,11 +12,8 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
-#include <fstream>
-#include <iostream>
 #include <sstream>
 #include <stdexcept>
-#include <yaml-cpp/yaml.h>
 
 namespace ns3
 {
@@ -77,12 +76,23 @@ RoceBackend::~RoceBackend() = default;
 void
 RoceBackend::DoDispose()
 {
-    for (auto& s : m_stacks)
+    // the QPs (host stacks' objects) may outlive the backend: detach from both ends
+    RdmaQpConsumer* self = this;
+    for (auto& kv : m_qps)
     {
-        if (s)
+        const auto dst = static_cast<uint32_t>((kv.first >> 4) & 0xffffffffull);
+        Ptr<RdmaHostStack> remote = dst < m_stacks.size() ? m_stacks[dst] : nullptr;
+        for (const auto& qp : kv.second.qps)
         {
-            s->SetMessageCallbacks(RdmaHostStack::MessageCallback(),
-                                   RdmaHostStack::MessageCallback());
+            Ptr<RdmaQueuePair> peer = remote ? remote->GetQp(qp->GetPeerQpn()) : nullptr;
+            if (peer && peer->GetConsumer() == self)
+            {
+                peer->SetConsumer(nullptr);
+            }
+            if (qp->GetConsumer() == self)
+            {
+                qp->SetConsumer(nullptr);
+            }
         }
     }
     m_stacks.clear();
@@ -96,18 +106,31 @@ RoceBackend::DoDispose()
 void
 RoceBackend::ParsePriorityMap()
 {
+    // "P[,P...]": one priority 0..7 per traffic class in TrafficClass order, the last repeats
     std::stringstream ss(m_priorityMapStr);
     std::string item;
     size_t i = 0;
     int last = 3;
-    while (std::getline(ss, item, ',') && i < m_prio.size())
+    while (std::getline(ss, item, ','))
     {
-        int p = std::stoi(item);
-        NS_ABORT_MSG_IF(p < 0 || p > 7,
-                        "RoceBackend: PriorityMap entry " << i << " = " << p
-                                                          << " is not a priority 0..7");
-        m_prio[i++] = uint8_t(p);
-        last = p;
+        const size_t a = item.find_first_not_of(" \t");
+        const size_t b = item.find_last_not_of(" \t");
+        const std::string v = a == std::string::npos ? "" : item.substr(a, b - a + 1);
+        if (v.size() != 1 || v[0] < '0' || v[0] > '7' || i >= m_prio.size())
+        {
+            throw InputError(
+                "RoceBackend::PriorityMap '" + m_priorityMapStr + "': " +
+                (i >= m_prio.size()
+                     ? std::string("more entries than the ") + std::to_string(m_prio.size()) +
+                           " traffic classes"
+                     : "entry " + std::to_string(i) + " '" + v + "' is not a priority 0..7"));
+        }
+        m_prio[i++] = uint8_t(v[0] - '0');
+        last = v[0] - '0';
+    }
+    if (i == 0)
+    {
+        throw InputError("RoceBackend::PriorityMap is empty (one priority 0..7 per traffic class)");
     }
     for (; i < m_prio.size(); ++i)
     {
@@ -143,8 +166,6 @@ RoceBackend::SetFabric(std::shared_ptr<const Topology> topo, NodeContainer npus)
         }
         m_stacks[i] = s;
         m_hostIndex[i] = s->GetHostIndex();
-        s->SetMessageCallbacks(MakeCallback(&RoceBackend::OnTx, this),
-                               MakeCallback(&RoceBackend::OnRx, this));
     }
 }
 
@@ -167,6 +188,7 @@ RoceBackend::Release(uint32_t slot)
     Slot& s = m_slots[slot];
     s.onSent = nullptr;
     s.onDelivered = nullptr;
+    s.sink = nullptr;
     s.used = false;
     m_free.push_back(slot);
 }
@@ -182,7 +204,7 @@ RoceBackend::GetQp(uint32_t src, uint32_t dst, uint8_t prio)
         for (uint32_t i = 0; i < m_qpsPerPair; ++i)
         {
             // sport 0: the host stack picks a distinct, deterministic source port
-            set.qps.push_back(s->GetOrCreateQp(m_hostIndex[dst], prio, 0));
+            set.qps.push_back(s->GetOrCreateQp(m_hostIndex[dst], prio, 0, this));
             ++m_qpCount;
         }
     }
@@ -191,8 +213,8 @@ RoceBackend::GetQp(uint32_t src, uint32_t dst, uint8_t prio)
     return qp;
 }
 
-void
-RoceBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered)
+uint32_t
+RoceBackend::NewSlot(const NetMessage& msg)
 {
     NS_ABORT_MSG_IF(!m_topo, "RoceBackend::Send before SetFabric");
     if (msg.src >= m_stacks.size() || msg.dst >= m_stacks.size() || !m_stacks[msg.src] ||
@@ -204,14 +226,23 @@ RoceBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback 
     uint32_t slot = AllocSlot();
     Slot& s = m_slots[slot];
     s.msg = msg;
-    s.onSent = std::move(onSent);
-    s.onDelivered = std::move(onDelivered);
+    s.sink = nullptr;
+    s.cookie = 0;
+    s.notifySent = false;
     s.posted = Simulator::Now();
     s.sent = false;
     s.delivered = false;
     s.used = true;
     s.qpn = 0;
     s.qpOffset = 0;
+    return slot;
+}
+
+void
+RoceBackend::Start(uint32_t slot)
+{
+    Slot& s = m_slots[slot];
+    const NetMessage& msg = s.msg;
     ++m_pending;
     ++m_posted;
     m_postedBytes += msg.bytes;
@@ -236,27 +267,51 @@ RoceBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback 
 }
 
 void
-RoceBackend::LocalComplete(uint32_t slot)
+RoceBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered)
 {
-    RdmaMessageInfo info;
-    info.tag = slot;
-    OnRx(info);
-    OnTx(info);
+    const uint32_t slot = NewSlot(msg);
+    Slot& s = m_slots[slot];
+    s.onSent = std::move(onSent);
+    s.onDelivered = std::move(onDelivered);
+    Start(slot);
 }
 
 void
-RoceBackend::OnRx(const RdmaMessageInfo& info)
+RoceBackend::SendTo(const NetMessage& msg, MessageSink* sink, uint64_t cookie, bool notifySent)
 {
-    if (info.tag & kForeignTagBit)
-    {
-        return; // not a backend message
-    }
-    uint32_t slot = uint32_t(info.tag);
-    NS_ABORT_MSG_IF(slot >= m_slots.size() || !m_slots[slot].used || m_slots[slot].delivered,
-                    "RoceBackend: receiver completion for unknown message tag "
-                        << info.tag
-                        << " (traffic that other code posts on the backend's host stacks must "
-                           "set RoceBackend::kForeignTagBit in its tag)");
+    const uint32_t slot = NewSlot(msg);
+    Slot& s = m_slots[slot];
+    s.sink = sink;
+    s.cookie = cookie;
+    s.notifySent = notifySent;
+    Start(slot);
+}
+
+void
+RoceBackend::LocalComplete(uint32_t slot)
+{
+    OnRx(slot);
+    OnTx(slot);
+}
+
+void
+RoceBackend::RxComplete(RdmaQueuePair&, const RdmaMessageInfo& info)
+{
+    OnRx(info.tag);
+}
+
+void
+RoceBackend::TxComplete(RdmaQueuePair&, const RdmaMessageInfo& info)
+{
+    OnTx(info.tag);
+}
+
+void
+RoceBackend::OnRx(uint64_t tag)
+{
+    uint32_t slot = uint32_t(tag);
+    NS_ABORT_MSG_IF(tag >= m_slots.size() || !m_slots[slot].used || m_slots[slot].delivered,
+                    "RoceBackend: receiver completion for unknown message tag " << tag);
     Slot& s = m_slots[slot];
     s.delivered = true;
     --m_pending;
@@ -266,6 +321,7 @@ RoceBackend::OnRx(const RdmaMessageInfo& info)
         s.msg.bytes;
     // copy out: the callback may Send() and grow the slot table
     NetMessage msg = s.msg;
+    MessageSink* sink = s.sink;
     DeliveredCallback cb = std::move(s.onDelivered);
     s.onDelivered = nullptr;
     bool release = s.sent;
@@ -275,29 +331,28 @@ RoceBackend::OnRx(const RdmaMessageInfo& info)
         Release(slot);
     }
     m_deliveredTrace(msg, latency);
-    if (cb)
+    if (sink)
+    {
+        sink->MessageDelivered(msg);
+    }
+    else if (cb)
     {
         cb(msg);
     }
 }
 
 void
-RoceBackend::OnTx(const RdmaMessageInfo& info)
+RoceBackend::OnTx(uint64_t tag)
 {
-    if (info.tag & kForeignTagBit)
-    {
-        return; // not a backend message
-    }
-    uint32_t slot = uint32_t(info.tag);
-    NS_ABORT_MSG_IF(slot >= m_slots.size() || !m_slots[slot].used || m_slots[slot].sent,
-                    "RoceBackend: sender completion for unknown message tag "
-                        << info.tag
-                        << " (traffic that other code posts on the backend's host stacks must "
-                           "set RoceBackend::kForeignTagBit in its tag)");
+    uint32_t slot = uint32_t(tag);
+    NS_ABORT_MSG_IF(tag >= m_slots.size() || !m_slots[slot].used || m_slots[slot].sent,
+                    "RoceBackend: sender completion for unknown message tag " << tag);
     Slot& s = m_slots[slot];
     s.sent = true;
     ++m_sent;
     NetMessage msg = s.msg;
+    MessageSink* sink = s.notifySent ? s.sink : nullptr;
+    const uint64_t cookie = s.cookie;
     SentCallback cb = std::move(s.onSent);
     s.onSent = nullptr;
     bool release = s.delivered;
@@ -307,7 +362,11 @@ RoceBackend::OnTx(const RdmaMessageInfo& info)
         Release(slot);
     }
     m_sentTrace(msg, latency);
-    if (cb)
+    if (sink)
+    {
+        sink->MessageSent(msg, cookie);
+    }
+    else if (cb)
     {
         cb(msg);
     }
@@ -456,292 +515,10 @@ RoceBackend::GetQpCount() const
     return m_qpCount;
 }
 
-namespace
-{
-
-void
-ApplyOne(const std::string& file, const std::string& key, const YAML::Node& value, uint32_t& n)
-{
-    if (!value.IsScalar())
-    {
-        throw std::runtime_error(file + ": value of '" + key + "' must be a scalar");
-    }
-    std::string v = value.as<std::string>();
-    std::string name = key;
-    if (name.find("::") == std::string::npos)
-    {
-        // a global value (RngSeed, RngRun, ...)
-        if (!Config::SetGlobalFailSafe(name, StringValue(v)))
-        {
-            throw std::runtime_error(file + ": unknown global value '" + key + "' or bad value");
-        }
-        ++n;
-        return;
-    }
-    if (name.rfind("ns3::", 0) != 0)
-    {
-        name = "ns3::" + name;
-    }
-    if (!Config::SetDefaultFailSafe(name, StringValue(v)))
-    {
-        throw std::runtime_error(file + ": cannot set '" + name + "' to '" + v +
-                                 "' (unknown attribute or bad value)");
-    }
-    ++n;
-}
-
-} // namespace
-
-std::map<uint64_t, RoceBackend::EcnRateEntry>&
-RoceBackend::GetEcnRateMap()
-{
-    static std::map<uint64_t, EcnRateEntry> map;
-    return map;
-}
-
-uint32_t
-RoceBackend::ApplyHpccConfig(const std::string& path, std::vector<std::string>* ignored)
-{
-    std::ifstream in(path);
-    if (!in)
-    {
-        throw std::runtime_error("cannot open HPCC/SimAI configuration '" + path + "'");
-    }
-    uint32_t n = 0;
-    auto set = [&](const std::string& key, const std::string& name, const std::string& v) {
-        if (!Config::SetDefaultFailSafe(name, StringValue(v)))
-        {
-            throw std::runtime_error(path + ": " + key + " = '" + v + "': cannot set " + name);
-        }
-        ++n;
-    };
-    auto number = [&](const std::string& key, const std::string& v) {
-        try
-        {
-            size_t used = 0;
-            double d = std::stod(v, &used);
-            if (used != v.size())
-            {
-                throw std::invalid_argument(v);
-            }
-            return d;
-        }
-        catch (const std::exception&)
-        {
-            throw std::runtime_error(path + ": " + key + ": '" + v + "' is not a number");
-        }
-    };
-    std::map<uint64_t, EcnRateEntry> ecn;
-    std::string line;
-    while (std::getline(in, line))
-    {
-        std::istringstream ls(line);
-        std::string key;
-        if (!(ls >> key) || key[0] == '#')
-        {
-            continue;
-        }
-        std::vector<std::string> vals;
-        for (std::string v; ls >> v;)
-        {
-            vals.push_back(v);
-        }
-        if (vals.empty())
-        {
-            throw std::runtime_error(path + ": " + key + " has no value");
-        }
-        const std::string& v = vals[0];
-        auto us = [&](const std::string& name) {
-            set(key, name, std::to_string(number(key, v)) + "us");
-        };
-        if (key == "CC_MODE")
-        {
-            int mode = int(number(key, v));
-            if (mode != 1)
-            {
-                throw std::runtime_error(path + ": CC_MODE " + v +
-                                         " is not available (1 = DCQCN; HPCC, TIMELY, DCTCP "
-                                         "are not built yet)");
-            }
-            set(key, "ns3::RdmaHostStack::CongestionControl", "ns3::RdmaCcDcqcn");
-        }
-        else if (key == "ENABLE_QCN")
-        {
-            set(key, "ns3::RdmaSwitch::EcnEnabled", number(key, v) != 0 ? "true" : "false");
-        }
-        else if (key == "ENABLE_PFC")
-        {
-            std::string b = number(key, v) != 0 ? "true" : "false";
-            set(key, "ns3::SwitchMmu::PfcEnabled", b);
-            set(key, "ns3::RdmaNetDevice::PfcEnabled", b);
-        }
-        else if (key == "PACKET_PAYLOAD_SIZE")
-        {
-            set(key, "ns3::RdmaHostStack::Mtu", v);
-        }
-        else if (key == "BUFFER_SIZE")
-        {
-            set(key,
-                "ns3::SwitchMmu::BufferSize",
-                std::to_string(uint64_t(number(key, v) * 1024 * 1024)));
-        }
-        else if (key == "RATE_AI" || key == "RATE_HAI" || key == "MIN_RATE")
-        {
-            const char* attr = key == "RATE_AI"    ? "RateAi"
-                               : key == "RATE_HAI" ? "RateHai"
-                                                   : "MinRate";
-            set(key, std::string("ns3::RdmaCcDcqcn::") + attr, v);
-            // HPCC's values are absolute, not scaled to the line rate
-            set(key, "ns3::RdmaCcDcqcn::ScaleWithLinkRate", "false");
-        }
-        else if (key == "ALPHA_RESUME_INTERVAL")
-        {
-            us("ns3::RdmaCcDcqcn::AlphaPeriod");
-        }
-        else if (key == "RP_TIMER")
-        {
-            us("ns3::RdmaCcDcqcn::RateIncreasePeriod");
-        }
-        else if (key == "EWMA_GAIN")
-        {
-            set(key, "ns3::RdmaCcDcqcn::G", v);
-        }
-        else if (key == "FAST_RECOVERY_TIMES")
-        {
-            set(key, "ns3::RdmaCcDcqcn::FastRecoverySteps", v);
-        }
-        else if (key == "L2_ACK_INTERVAL")
-        {
-            uint64_t b = uint64_t(number(key, v));
-            if (b <= 1)
-            {
-                set(key, "ns3::RdmaHostStack::AckInterval", "1");
-                set(key, "ns3::RdmaHostStack::AckIntervalBytes", "0");
-            }
-            else
-            {
-                // one ACK per this many bytes (and at every message end)
-                set(key, "ns3::RdmaHostStack::AckInterval", "4294967295");
-                set(key, "ns3::RdmaHostStack::AckIntervalBytes", std::to_string(b));
-            }
-        }
-        else if (key == "HAS_WIN" && number(key, v) == 0)
-        {
-            set(key, "ns3::RdmaHostStack::Window", "0");
-        }
-        else if (key == "KMIN_MAP" || key == "KMAX_MAP" || key == "PMAX_MAP")
-        {
-            size_t count = size_t(number(key, v));
-            if (vals.size() != 1 + 2 * count)
-            {
-                throw std::runtime_error(path + ": " + key + ": expected " + std::to_string(count) +
-                                         " (rate, value) pairs");
-            }
-            for (size_t i = 0; i < count; ++i)
-            {
-                uint64_t rate = uint64_t(number(key, vals[1 + 2 * i]));
-                double x = number(key, vals[2 + 2 * i]);
-                EcnRateEntry& e = ecn[rate];
-                if (key == "KMIN_MAP")
-                {
-                    e.kminBytes = uint64_t(x * 1000); // KB
-                }
-                else if (key == "KMAX_MAP")
-                {
-                    e.kmaxBytes = uint64_t(x * 1000);
-                }
-                else
-                {
-                    e.pmax = x;
-                }
-            }
-            ++n;
-        }
-        else if (ignored)
-        {
-            ignored->push_back(key);
-        }
-    }
-    if (!ecn.empty())
-    {
-        for (const auto& kv : ecn)
-        {
-            if (kv.second.kmaxBytes == 0 || kv.second.kmaxBytes < kv.second.kminBytes)
-            {
-                throw std::runtime_error(path + ": KMIN_MAP/KMAX_MAP/PMAX_MAP disagree for rate " +
-                                         std::to_string(kv.first));
-            }
-        }
-        GetEcnRateMap() = ecn;
-    }
-    return n;
-}
-
 uint32_t
 RoceBackend::ApplyConfigFile(const std::string& path)
 {
-    {
-        // HPCC / SimAI config.txt: first meaningful line is "KEY value" (no ':' / '{')
-        std::ifstream in(path);
-        std::string line;
-        while (in && std::getline(in, line))
-        {
-            size_t p = line.find_first_not_of(" \t\r");
-            if (p == std::string::npos || line[p] == '#')
-            {
-                continue;
-            }
-            if (line[p] != '{' && line.find(':') == std::string::npos)
-            {
-                std::vector<std::string> ignored;
-                uint32_t n = ApplyHpccConfig(path, &ignored);
-                if (!ignored.empty())
-                {
-                    std::ostringstream os;
-                    for (const auto& k : ignored)
-                    {
-                        os << ' ' << k;
-                    }
-                    NS_LOG_WARN(path << ": keys without an equivalent, ignored:" << os.str());
-                    std::clog << path << ": " << ignored.size()
-                              << " keys without an equivalent ignored:" << os.str() << "\n";
-                }
-                return n;
-            }
-            break;
-        }
-    }
-    YAML::Node root;
-    try
-    {
-        root = YAML::LoadFile(path);
-    }
-    catch (const std::exception& e)
-    {
-        throw std::runtime_error("cannot read RoCE configuration '" + path + "': " + e.what());
-    }
-    if (!root.IsMap())
-    {
-        throw std::runtime_error(path + ": expected a mapping of attribute paths to values");
-    }
-    uint32_t n = 0;
-    for (const auto& kv : root)
-    {
-        std::string key = kv.first.as<std::string>();
-        if (kv.second.IsMap())
-        {
-            std::string type = key.rfind("ns3::", 0) == 0 ? key : "ns3::" + key;
-            for (const auto& inner : kv.second)
-            {
-                ApplyOne(path, type + "::" + inner.first.as<std::string>(), inner.second, n);
-            }
-        }
-        else
-        {
-            ApplyOne(path, key, kv.second, n);
-        }
-    }
-    return n;
+    return RoceConfigReader::Apply(path).applied;
 }
 
 } // namespace astra

@@ -13,10 +13,10 @@
 
 #include "ns3/node-container.h"
 #include "ns3/ptr.h"
+#include "ns3/rdma-queue-pair.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
-#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -26,8 +26,6 @@ namespace ns3
 {
 
 class RdmaHostStack;
-class RdmaQueuePair;
-struct RdmaMessageInfo;
 
 namespace astra
 {
@@ -42,20 +40,23 @@ namespace astra
  *   messages in flight.
  * - The traffic class of a message selects the data priority
  *   (attribute PriorityMap, one priority per TrafficClass).
- * - onDelivered runs when the receiver's host stack reports the message's last
- *   byte (RxMessageComplete); onSent when the requester's host stack reports it
- *   acknowledged (TxMessageComplete). Each callback runs exactly once.
+ * - onDelivered (MessageSink::MessageDelivered) runs when the last byte
+ *   reached the receiver (the responder QP's RxComplete); onSent
+ *   (MessageSink::MessageSent) when the message was acknowledged at the
+ *   sender (the requester QP's TxComplete). Each runs exactly once.
+ * - The backend is the RdmaQpConsumer of the QPs it creates, so it sees the
+ *   completions of its own messages only; other traffic on the same host
+ *   stacks (background flows, memory servers) has QPs of its own.
  * - The RDMA user tag of a message is an index into a slot table holding the
- *   NetMessage and its callbacks (no map on the per-message path).
+ *   NetMessage and either its callbacks (Send) or its sink and cookie (SendTo,
+ *   no std::function per message); no map on the per-message path.
  * - src == dst completes after 0 ns (a loopback copy is not modelled).
  * - A message's dimension is not enforced: the fabric's ECMP shortest paths
  *   keep a single-dimension message inside its dimension's links, because its
  *   endpoints differ in that coordinate only (the shortest path is the
  *   dimension's own line).
- *
- * The backend owns the host stacks' message callbacks (SetMessageCallbacks).
  */
-class RoceBackend : public NetworkBackend
+class RoceBackend : public NetworkBackend, private RdmaQpConsumer
 {
   public:
     /**
@@ -77,6 +78,15 @@ class RoceBackend : public NetworkBackend
     void SetFabric(std::shared_ptr<const Topology> topo, NodeContainer npus);
 
     void Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered) override;
+    /**
+     * As NetworkBackend::SendTo: the slot keeps the sink and cookie (no
+     * callback objects).
+     * \copydoc NetworkBackend::SendTo
+     */
+    void SendTo(const NetMessage& msg,
+                MessageSink* sink,
+                uint64_t cookie,
+                bool notifySent) override;
     uint32_t GetNpuCount() const override;
     std::string GetName() const override;
     uint64_t GetPendingMessages() const override;
@@ -121,54 +131,14 @@ class RoceBackend : public NetworkBackend
     std::string DescribeInFlight(uint32_t maxLines = 32) const;
 
     /**
-     * Apply a configuration file (JSON or YAML; one mapping) to the ns-3
-     * attribute defaults; call before the fabric is built. Accepted forms:
-     *  - "ns3::Type::Attribute": value            (Config::SetDefault)
-     *  - "Type::Attribute": value                 ("ns3::" is prepended)
-     *  - "ns3::Type": {"Attribute": value, ...}   (grouped)
-     *  - "GlobalName": value                      (Config::SetGlobal, e.g. RngSeed)
-     * Values are strings/numbers/booleans in ns-3's attribute syntax
-     * ("100Gbps", "4us", 1000, true). Throws std::runtime_error naming the
-     * file and key on an unknown attribute or a bad value.
+     * Apply a RoCE configuration file (JSON/YAML attribute mapping or HPCC /
+     * SimAI config.txt) to the attribute defaults: forwards to
+     * RoceConfigReader::Apply (roce-config-reader.h), which documents
+     * the formats and errors. Call before the fabric is built.
      * \param path file name
      * \return number of settings applied
      */
     static uint32_t ApplyConfigFile(const std::string& path);
-
-    /**
-     * Apply an HPCC / SimAI ns-3 `config.txt` ("KEY value" lines). Keys with an
-     * equivalent attribute set its default (see doc/roce-backend.rst for the
-     * table and units); KMIN_MAP / KMAX_MAP / PMAX_MAP fill GetEcnRateMap();
-     * keys without an equivalent are ignored and listed in the returned
-     * `ignored` vector. Throws std::runtime_error naming file and key on a bad
-     * value or an unsupported CC_MODE.
-     * \param path file name
-     * \param ignored receives the keys that have no equivalent
-     * \return number of settings applied
-     */
-    static uint32_t ApplyHpccConfig(const std::string& path, std::vector<std::string>* ignored);
-
-    /// ECN thresholds for ports of one line rate (HPCC's KMIN/KMAX/PMAX maps).
-    struct EcnRateEntry
-    {
-        uint64_t kminBytes{0}; //!< Kmin (bytes)
-        uint64_t kmaxBytes{0}; //!< Kmax (bytes)
-        double pmax{0};        //!< marking probability at Kmax
-    };
-
-    /**
-     * Per-line-rate ECN thresholds (bit/s -> entry) that AstraFabricHelper
-     * applies to every switch (and transit forwarder) port after building the
-     * fabric: the entry of the nearest rate, scaled linearly to the port's
-     * rate. Filled by ApplyHpccConfig; empty = the RdmaSwitch Kmin/Kmax/Pmax
-     * attributes apply.
-     * \return the map (process-wide)
-     */
-    static std::map<uint64_t, EcnRateEntry>& GetEcnRateMap();
-
-    /// User-tag bit of messages posted on the NPUs' host stacks by others (e.g. background
-    /// traffic): the backend ignores their completions.
-    static constexpr uint64_t kForeignTagBit = uint64_t(1) << 63;
 
     /// Trace signature: message delivered (message, time from Send() to delivery).
     typedef void (*MessageTracedCallback)(const NetMessage& msg, Time latency);
@@ -181,12 +151,15 @@ class RoceBackend : public NetworkBackend
     struct Slot
     {
         NetMessage msg;                //!< the message
-        SentCallback onSent;           //!< sender completion
-        DeliveredCallback onDelivered; //!< receiver completion
+        SentCallback onSent;           //!< sender completion (Send)
+        DeliveredCallback onDelivered; //!< receiver completion (Send)
+        MessageSink* sink{nullptr};    //!< receiver of both completions (SendTo; else null)
+        uint64_t cookie{0};            //!< SendTo's cookie
         Time posted;                   //!< Send() time
         uint64_t qpOffset{0};          //!< QP byte offset of the message's first byte
         uint32_t qpn{0};               //!< requester QP number (0: local copy)
         uint8_t prio{0};               //!< data priority
+        bool notifySent{false};        //!< SendTo: MessageSent wanted
         bool sent{false};              //!< onSent done
         bool delivered{false};         //!< onDelivered done
         bool used{false};              //!< slot in use
@@ -199,9 +172,13 @@ class RoceBackend : public NetworkBackend
         uint32_t next{0};                    //!< round-robin cursor
     };
 
-    void OnTx(const RdmaMessageInfo& info);
-    void OnRx(const RdmaMessageInfo& info);
+    void TxComplete(RdmaQueuePair& qp, const RdmaMessageInfo& info) override;
+    void RxComplete(RdmaQueuePair& qp, const RdmaMessageInfo& info) override;
+    void OnTx(uint64_t tag);
+    void OnRx(uint64_t tag);
     void LocalComplete(uint32_t slot);
+    uint32_t NewSlot(const NetMessage& msg);
+    void Start(uint32_t slot);
     void Release(uint32_t slot);
     uint32_t AllocSlot();
     Ptr<RdmaQueuePair> GetQp(uint32_t src, uint32_t dst, uint8_t prio);

@@ -2,7 +2,10 @@
  * Topology: the regular multi-dimensional networks of ASTRA-sim's network
  * configuration files (Ring / FullyConnected / Switch per dimension) and
  * switched fabrics as dimensions (two-tier Clos, k-ary fat-tree,
- * rail-optimized Clos), with O(1) link lookups by index arithmetic.
+ * rail-optimized Clos), with O(1) link lookups by index arithmetic. What is
+ * particular to each dimension type lives in its DimensionKind
+ * (topology-dimension.cc); the network configuration file is read in
+ * topology-reader.cc.
  *
  * Link layout. The links of dimension d occupy ids
  * [m_layout[d].firstLink, m_layout[d + 1].firstLink). A dimension of size n
@@ -29,27 +32,17 @@
  *    2*k*h + a*h + c. Links: NPU c to edge c / h at c, edge (p, e) to
  *    aggregation (p, a) at n + p*h*h + e*h + a, aggregation (p, a) to core
  *    (a, c) at n + k*h*h + p*h*h + a*h + c.
- *
- * Old-style files (`links-count`): the number of links per NPU in a dimension
- * is folded into the per-direction bandwidth of the single modelled link:
- * bandwidth x max(1, links / needed) with needed = 2 (Ring, one per
- * neighbour), n-1 (FullyConnected, one per peer) or 1 (Switch).
  */
 
 #include "topology.h"
 
+#include "topology-dimension.h"
+
 #include "ns3/log.h"
 
-#include <algorithm>
-#include <cctype>
 #include <cmath>
-#include <fstream>
 #include <limits>
-#include <map>
-#include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
-#include <yaml-cpp/yaml.h>
 
 namespace ns3
 {
@@ -77,22 +70,9 @@ CheckIndex(const char* what, uint32_t i, size_t size)
 const char*
 DimTypeName(DimType t)
 {
-    switch (t)
-    {
-    case DimType::RING:
-        return "Ring";
-    case DimType::FULLY_CONNECTED:
-        return "FullyConnected";
-    case DimType::SWITCH:
-        return "Switch";
-    case DimType::CLOS:
-        return "Clos";
-    case DimType::FAT_TREE:
-        return "FatTree";
-    case DimType::RAIL_CLOS:
-        return "RailClos";
-    }
-    return "?";
+    const auto& kinds = GetDimensionKinds();
+    const size_t i = static_cast<size_t>(t);
+    return i < kinds.size() ? kinds[i]->Name() : "?";
 }
 
 DimensionSpec
@@ -134,41 +114,6 @@ FatTreeDimension(uint32_t k,
     return s;
 }
 
-namespace
-{
-
-/// Index of pair (i < j) among the n(n-1)/2 pairs of a FullyConnected line.
-inline uint64_t
-PairIndex(uint32_t i, uint32_t j, uint32_t n)
-{
-    return uint64_t(i) * (2 * uint64_t(n) - i - 1) / 2 + (j - i - 1);
-}
-
-/// 64-bit finalizer (splitmix64): well-spread bits from a key.
-inline uint64_t
-Mix(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
-
-/// Hash of a (dimension, line, source, destination) path choice.
-inline uint64_t
-PathHash(uint32_t d, uint32_t line, uint32_t cs, uint32_t cd)
-{
-    return Mix(Mix((uint64_t(d) << 32) | line) ^ ((uint64_t(cs) << 32) | cd));
-}
-
-bool
-IsSwitched(DimType t)
-{
-    return t == DimType::CLOS || t == DimType::FAT_TREE || t == DimType::RAIL_CLOS;
-}
-
-} // namespace
-
 Topology
 Topology::FromDimensions(const std::vector<DimensionSpec>& dims)
 {
@@ -204,144 +149,50 @@ Topology::FromDimensions(const std::vector<DimensionSpec>& dims)
     t.m_tier.assign(t.m_npuCount, SwitchTier::NONE);
     t.m_switchDim.assign(t.m_npuCount, -1);
 
-    // Resolve every dimension's layout (validating the shape fields).
-    t.m_layout.assign(dims.size() + 1, DimLayout{});
+    // Resolve every dimension's layout (its kind validates the shape fields).
+    t.m_layout.assign(dims.size() + 1, DimensionLayout{});
     uint64_t totalLinks = 0;
     uint64_t totalSwitches = 0;
     uint64_t stride = 1;
     for (size_t d = 0; d < dims.size(); ++d)
     {
         const auto& s = dims[d];
-        const uint32_t n = s.npus;
-        const uint32_t lines = t.m_npuCount / n;
+        const DimensionKind& kind = GetDimensionKind(s.type);
         auto fail = [&](const std::string& what) {
             throw std::invalid_argument("topology: dimension " + std::to_string(d) + " (" +
-                                        DimTypeName(s.type) + "): " + what);
+                                        kind.Name() + "): " + what);
         };
-        DimLayout& lay = t.m_layout[d];
-        lay.blocks = lines;
-        if (!IsSwitched(s.type))
+        DimensionLayout& lay = t.m_layout[d];
+        lay.kind = &kind;
+        lay.npus = s.npus;
+        lay.blocks = t.m_npuCount / s.npus; // lines
+        for (ShapeKey k : AllShapeKeys())
         {
-            if (s.hostsPerLeaf || s.spines || s.uplinkGBps != 0 || s.oversubscription != 0 ||
-                s.fatTreeK || s.rails || s.uplinkLatencyNs >= 0)
+            if (HasShapeKey(s, k) && !kind.TakesShapeKey(k))
             {
-                fail("Clos / fat-tree fields ('hosts_per_leaf', 'spines', 'uplink_bandwidth', "
-                     "'uplink_latency', 'oversubscription', 'fat_tree_k', 'rails') do not "
-                     "apply");
-            }
-            switch (s.type)
-            {
-            case DimType::RING:
-                lay.linksPerBlock = n <= 1 ? 0 : (n == 2 ? 1 : n);
-                break;
-            case DimType::FULLY_CONNECTED:
-                lay.linksPerBlock = uint64_t(n) * (n - 1) / 2;
-                break;
-            default: // SWITCH
-                lay.linksPerBlock = n <= 1 ? 0 : n;
-                lay.switchesPerBlock = n <= 1 ? 0 : 1;
-                break;
+                std::string takers;
+                for (const DimensionKind* other : GetDimensionKinds())
+                {
+                    if (other->TakesShapeKey(k))
+                    {
+                        takers += std::string(takers.empty() ? "" : ", ") + other->Name();
+                    }
+                }
+                fail(std::string("'") + ShapeKeyName(k) + "' does not apply (it applies to " +
+                     takers + ")");
             }
         }
-        else
+        try
         {
-            if (s.uplinkGBps < 0 || !std::isfinite(s.uplinkGBps))
-            {
-                fail("'uplink_bandwidth' must be positive");
-            }
-            if (s.oversubscription < 0 || !std::isfinite(s.oversubscription))
-            {
-                fail("'oversubscription' must be positive");
-            }
-            if (s.uplinkGBps > 0 && s.oversubscription > 0)
-            {
-                fail("give 'uplink_bandwidth' or 'oversubscription', not both");
-            }
-            if (!std::isfinite(s.uplinkLatencyNs))
-            {
-                fail("'uplink_latency' must be a number");
-            }
-            const double over = s.oversubscription > 0 ? s.oversubscription : 1.0;
-            if (s.type == DimType::FAT_TREE)
-            {
-                if (s.hostsPerLeaf || s.spines || s.rails)
-                {
-                    fail("'hosts_per_leaf', 'spines' and 'rails' do not apply (set 'fat_tree_k')");
-                }
-                uint32_t k = s.fatTreeK;
-                if (k == 0)
-                {
-                    while (uint64_t(k) * k * k / 4 < n)
-                    {
-                        k += 2;
-                    }
-                }
-                if (k < 2 || k % 2 != 0 || uint64_t(k) * k * k / 4 != n)
-                {
-                    fail("'fat_tree_k': a k-ary fat-tree has k^3/4 NPUs with k even; " +
-                         std::to_string(n) + " NPUs" +
-                         (s.fatTreeK ? " do not match k = " + std::to_string(k) : "") +
-                         " (e.g. k = 4: 16, k = 8: 128, k = 16: 1024)");
-                }
-                const uint32_t h = k / 2;
-                lay.half = h;
-                lay.hostsPerLeaf = h;
-                lay.linksPerBlock = n + 2ULL * k * h * h;
-                lay.switchesPerBlock = 2 * k * h + h * h;
-                lay.uplinkGBps = s.uplinkGBps > 0 ? s.uplinkGBps : s.bandwidthGBps / over;
-            }
-            else
-            {
-                if (s.fatTreeK)
-                {
-                    fail("'fat_tree_k' applies to FatTree dimensions only");
-                }
-                const uint32_t hpl = s.hostsPerLeaf ? s.hostsPerLeaf : n;
-                if (n % hpl != 0)
-                {
-                    fail("'hosts_per_leaf' (" + std::to_string(hpl) + ") must divide the " +
-                         std::to_string(n) + " NPUs");
-                }
-                uint32_t rails = 1;
-                if (s.type == DimType::RAIL_CLOS)
-                {
-                    rails = s.rails ? s.rails : static_cast<uint32_t>(stride);
-                    if (stride % rails != 0)
-                    {
-                        fail("'rails' (" + std::to_string(rails) +
-                             ") must divide the product of the lower dimensions' sizes (" +
-                             std::to_string(stride) + ")");
-                    }
-                }
-                else if (s.rails)
-                {
-                    fail("'rails' applies to RailClos dimensions only");
-                }
-                lay.linesPerBlock = rails;
-                lay.blocks = lines / rails;
-                lay.hostsPerLeaf = hpl;
-                lay.leaves = n / hpl;
-                if (n > 1)
-                {
-                    const uint64_t fabricLeaves = uint64_t(rails) * lay.leaves;
-                    lay.spines = fabricLeaves > 1 ? (s.spines ? s.spines : hpl) : 0;
-                    lay.linksPerBlock = uint64_t(rails) * n + fabricLeaves * lay.spines;
-                    lay.switchesPerBlock = static_cast<uint32_t>(fabricLeaves + lay.spines);
-                    if (fabricLeaves + lay.spines > std::numeric_limits<uint32_t>::max() / 2)
-                    {
-                        fail("too many switches");
-                    }
-                }
-                lay.uplinkGBps =
-                    s.uplinkGBps > 0
-                        ? s.uplinkGBps
-                        : (lay.spines ? double(hpl) * s.bandwidthGBps / (double(lay.spines) * over)
-                                      : s.bandwidthGBps / over);
-            }
+            kind.Layout(s, stride, lay);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            fail(e.what());
         }
         totalLinks += lay.linksPerBlock * lay.blocks;
         totalSwitches += uint64_t(lay.switchesPerBlock) * lay.blocks;
-        stride *= n;
+        stride *= s.npus;
     }
     if (totalLinks > std::numeric_limits<uint32_t>::max() / 2 ||
         totalSwitches + t.m_npuCount > std::numeric_limits<uint32_t>::max() / 2)
@@ -352,29 +203,15 @@ Topology::FromDimensions(const std::vector<DimensionSpec>& dims)
     // Switches, dimension by dimension, block by block.
     for (size_t d = 0; d < dims.size(); ++d)
     {
-        DimLayout& lay = t.m_layout[d];
+        DimensionLayout& lay = t.m_layout[d];
         lay.firstSwitch = static_cast<uint32_t>(t.m_kinds.size());
-        const uint32_t leafCount = dims[d].type == DimType::FAT_TREE
-                                       ? 2 * lay.half * lay.half
-                                       : lay.linesPerBlock * lay.leaves;
-        const uint32_t spineEnd =
-            dims[d].type == DimType::FAT_TREE ? 4 * lay.half * lay.half : lay.switchesPerBlock;
         for (uint32_t b = 0; b < lay.blocks; ++b)
         {
             for (uint32_t i = 0; i < lay.switchesPerBlock; ++i)
             {
                 const uint32_t id = t.AddNode(TopoNodeKind::SWITCH);
                 t.m_switchDim[id] = int32_t(d);
-                if (dims[d].type == DimType::SWITCH)
-                {
-                    t.m_tier[id] = SwitchTier::LINE;
-                }
-                else
-                {
-                    t.m_tier[id] = i < leafCount
-                                       ? SwitchTier::LEAF
-                                       : (i < spineEnd ? SwitchTier::SPINE : SwitchTier::CORE);
-                }
+                t.m_tier[id] = lay.kind->TierOf(lay, i);
             }
         }
     }
@@ -385,651 +222,29 @@ Topology::FromDimensions(const std::vector<DimensionSpec>& dims)
     for (size_t d = 0; d < dims.size(); ++d)
     {
         const auto& s = dims[d];
-        DimLayout& lay = t.m_layout[d];
-        const uint32_t n = s.npus;
-        const double rate = GBpsToBytesPerNs(s.bandwidthGBps);
-        const double upRate = GBpsToBytesPerNs(lay.uplinkGBps);
-        const double upLat = s.uplinkLatencyNs >= 0 ? s.uplinkLatencyNs : s.latencyNs;
-        const int32_t dim = int32_t(d);
+        DimensionLayout& lay = t.m_layout[d];
+        DimensionBlock block;
+        block.topo = &t;
+        block.spec = &s;
+        block.layout = &lay;
+        block.dim = int32_t(d);
+        block.stride = str;
+        block.rate = GBpsToBytesPerNs(s.bandwidthGBps);
+        block.upRate = GBpsToBytesPerNs(lay.uplinkGBps);
+        block.upLatencyNs = s.uplinkLatencyNs >= 0 ? s.uplinkLatencyNs : s.latencyNs;
         lay.firstLink = static_cast<uint32_t>(t.m_links.size());
         for (uint32_t b = 0; b < lay.blocks; ++b)
         {
-            const uint32_t sw0 = lay.firstSwitch + b * lay.switchesPerBlock;
-            for (uint32_t r = 0; r < lay.linesPerBlock; ++r)
-            {
-                // first NPU of line l: l's digits are the other coordinates
-                const uint32_t l = b * lay.linesPerBlock + r;
-                const uint32_t base = (l / str) * str * n + (l % str);
-                auto npuAt = [&](uint32_t c) { return base + c * str; };
-                switch (s.type)
-                {
-                case DimType::RING:
-                    if (n == 2)
-                    {
-                        t.AddLink(npuAt(0), npuAt(1), rate, s.latencyNs, dim);
-                    }
-                    else if (n > 2)
-                    {
-                        for (uint32_t k = 0; k < n; ++k)
-                        {
-                            t.AddLink(npuAt(k), npuAt((k + 1) % n), rate, s.latencyNs, dim);
-                        }
-                    }
-                    break;
-                case DimType::FULLY_CONNECTED:
-                    for (uint32_t i = 0; i < n; ++i)
-                    {
-                        for (uint32_t j = i + 1; j < n; ++j)
-                        {
-                            t.AddLink(npuAt(i), npuAt(j), rate, s.latencyNs, dim);
-                        }
-                    }
-                    break;
-                case DimType::SWITCH:
-                    if (n > 1)
-                    {
-                        for (uint32_t k = 0; k < n; ++k)
-                        {
-                            t.AddLink(npuAt(k), sw0, rate, s.latencyNs, dim);
-                        }
-                    }
-                    break;
-                case DimType::CLOS:
-                case DimType::RAIL_CLOS:
-                    if (n > 1)
-                    {
-                        for (uint32_t k = 0; k < n; ++k)
-                        {
-                            t.AddLink(npuAt(k),
-                                      sw0 + r * lay.leaves + k / lay.hostsPerLeaf,
-                                      rate,
-                                      s.latencyNs,
-                                      dim);
-                        }
-                    }
-                    break;
-                case DimType::FAT_TREE:
-                    for (uint32_t k = 0; k < n; ++k)
-                    {
-                        t.AddLink(npuAt(k), sw0 + k / lay.half, rate, s.latencyNs, dim);
-                    }
-                    break;
-                }
-            }
-            // switch-to-switch links of the block
-            if (s.type == DimType::CLOS || s.type == DimType::RAIL_CLOS)
-            {
-                const uint32_t fabricLeaves = lay.linesPerBlock * lay.leaves;
-                for (uint32_t i = 0; i < fabricLeaves && lay.spines; ++i)
-                {
-                    for (uint32_t j = 0; j < lay.spines; ++j)
-                    {
-                        t.AddLink(sw0 + i, sw0 + fabricLeaves + j, upRate, upLat, dim);
-                    }
-                }
-            }
-            else if (s.type == DimType::FAT_TREE)
-            {
-                const uint32_t h = lay.half;
-                const uint32_t k = 2 * h;
-                for (uint32_t p = 0; p < k; ++p)
-                {
-                    for (uint32_t e = 0; e < h; ++e)
-                    {
-                        for (uint32_t a = 0; a < h; ++a)
-                        {
-                            t.AddLink(sw0 + p * h + e, sw0 + k * h + p * h + a, upRate, upLat, dim);
-                        }
-                    }
-                }
-                for (uint32_t p = 0; p < k; ++p)
-                {
-                    for (uint32_t a = 0; a < h; ++a)
-                    {
-                        for (uint32_t c = 0; c < h; ++c)
-                        {
-                            t.AddLink(sw0 + k * h + p * h + a,
-                                      sw0 + 2 * k * h + a * h + c,
-                                      upRate,
-                                      upLat,
-                                      dim);
-                        }
-                    }
-                }
-            }
+            block.block = b;
+            block.firstSwitch = lay.firstSwitch + b * lay.switchesPerBlock;
+            lay.kind->AddLinks(block);
         }
-        str *= n;
+        str *= s.npus;
     }
     t.m_layout[dims.size()].firstLink = static_cast<uint32_t>(t.m_links.size());
     t.m_layout[dims.size()].firstSwitch = static_cast<uint32_t>(t.m_kinds.size());
     NS_LOG_INFO("topology: " << t.m_npuCount << " NPUs, " << t.m_kinds.size() - t.m_npuCount
                              << " other nodes, " << t.m_links.size() << " links");
-    return t;
-}
-
-// ---------------------------------------------------------------- file input
-
-namespace
-{
-
-/// A network configuration file reduced to key -> list of scalar strings.
-struct RawConfig
-{
-    std::string path;
-    std::map<std::string, std::vector<std::string>> values;
-
-    [[noreturn]] void Fail(const std::string& key, const std::string& what) const
-    {
-        throw std::runtime_error("network configuration '" + path + "': key '" + key +
-                                 "': " + what);
-    }
-
-    bool Has(const std::string& key) const
-    {
-        return values.count(key) != 0;
-    }
-
-    const std::vector<std::string>& Get(const std::string& key) const
-    {
-        auto it = values.find(key);
-        if (it == values.end())
-        {
-            Fail(key, "missing");
-        }
-        return it->second;
-    }
-
-    /// The list under key, checked to hold `count` entries (0: any, at least one).
-    const std::vector<std::string>& List(const std::string& key, size_t count) const
-    {
-        const auto& v = Get(key);
-        if (v.empty())
-        {
-            Fail(key, "empty list");
-        }
-        if (count != 0 && v.size() != count)
-        {
-            Fail(key,
-                 "expected " + std::to_string(count) + " values (one per dimension), got " +
-                     std::to_string(v.size()));
-        }
-        return v;
-    }
-
-    double Number(const std::string& key, const std::string& s) const
-    {
-        try
-        {
-            size_t pos = 0;
-            double v = std::stod(s, &pos);
-            while (pos < s.size() && std::isspace(static_cast<unsigned char>(s[pos])))
-            {
-                ++pos;
-            }
-            if (pos != s.size() || !std::isfinite(v))
-            {
-                throw std::invalid_argument(s);
-            }
-            return v;
-        }
-        catch (const std::exception&)
-        {
-            Fail(key, "'" + s + "' is not a number");
-        }
-    }
-
-    std::vector<double> Numbers(const std::string& key, size_t count) const
-    {
-        std::vector<double> out;
-        for (const auto& s : List(key, count))
-        {
-            out.push_back(Number(key, s));
-        }
-        return out;
-    }
-};
-
-void
-FlattenYaml(const YAML::Node& node, const std::string& key, RawConfig& cfg)
-{
-    std::vector<std::string> list;
-    if (node.IsSequence())
-    {
-        for (const auto& e : node)
-        {
-            if (e.IsNull())
-            {
-                list.emplace_back("~"); // "default" in the per-dimension Clos keys
-                continue;
-            }
-            if (!e.IsScalar())
-            {
-                cfg.Fail(key, "expected a list of scalars");
-            }
-            list.push_back(e.as<std::string>());
-        }
-    }
-    else if (node.IsScalar())
-    {
-        list.push_back(node.as<std::string>());
-    }
-    else if (node.IsNull())
-    {
-        // an empty value: reported as an empty list when used
-    }
-    else
-    {
-        return; // nested maps are not part of the network format; ignore
-    }
-    cfg.values[key] = list;
-}
-
-void
-FlattenJson(const nlohmann::json& node, const std::string& key, RawConfig& cfg)
-{
-    auto scalar = [&](const nlohmann::json& e) -> std::string {
-        if (e.is_null())
-        {
-            return "~"; // "default" in the per-dimension Clos keys
-        }
-        if (e.is_string())
-        {
-            return e.get<std::string>();
-        }
-        if (e.is_number() || e.is_boolean())
-        {
-            return e.dump();
-        }
-        cfg.Fail(key, "expected a list of scalars");
-    };
-    std::vector<std::string> list;
-    if (node.is_array())
-    {
-        for (const auto& e : node)
-        {
-            list.push_back(scalar(e));
-        }
-    }
-    else if (node.is_object())
-    {
-        return;
-    }
-    else if (!node.is_null())
-    {
-        list.push_back(scalar(node));
-    }
-    cfg.values[key] = list;
-}
-
-RawConfig
-ReadRaw(const std::string& path)
-{
-    RawConfig cfg;
-    cfg.path = path;
-    std::ifstream in(path);
-    if (!in)
-    {
-        throw std::runtime_error("network configuration '" + path + "': cannot open file");
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
-    const size_t first = text.find_first_not_of(" \t\r\n");
-    const bool isJson = first != std::string::npos && text[first] == '{';
-    if (isJson)
-    {
-        nlohmann::json j;
-        try
-        {
-            j = nlohmann::json::parse(text);
-        }
-        catch (const std::exception& e)
-        {
-            throw std::runtime_error("network configuration '" + path +
-                                     "': invalid JSON: " + e.what());
-        }
-        if (!j.is_object())
-        {
-            throw std::runtime_error("network configuration '" + path +
-                                     "': expected a JSON object");
-        }
-        for (auto it = j.begin(); it != j.end(); ++it)
-        {
-            FlattenJson(it.value(), it.key(), cfg);
-        }
-    }
-    else
-    {
-        YAML::Node root;
-        try
-        {
-            root = YAML::Load(text);
-        }
-        catch (const std::exception& e)
-        {
-            throw std::runtime_error("network configuration '" + path +
-                                     "': invalid YAML: " + e.what());
-        }
-        if (!root.IsMap())
-        {
-            throw std::runtime_error("network configuration '" + path +
-                                     "': expected a mapping of keys");
-        }
-        for (const auto& kv : root)
-        {
-            FlattenYaml(kv.second, kv.first.as<std::string>(), cfg);
-        }
-    }
-    return cfg;
-}
-
-std::string
-Lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) {
-        return static_cast<char>(std::tolower(c));
-    });
-    s.erase(std::remove_if(s.begin(), s.end(), [](char c) { return c == '_' || c == '-'; }),
-            s.end());
-    return s;
-}
-
-DimType
-ParseDimType(const RawConfig& cfg, const std::string& key, const std::string& name)
-{
-    const std::string l = Lower(name);
-    if (l == "ring")
-    {
-        return DimType::RING;
-    }
-    if (l == "fullyconnected" || l == "fc")
-    {
-        return DimType::FULLY_CONNECTED;
-    }
-    if (l == "switch")
-    {
-        return DimType::SWITCH;
-    }
-    if (l == "clos" || l == "leafspine")
-    {
-        return DimType::CLOS;
-    }
-    if (l == "fattree")
-    {
-        return DimType::FAT_TREE;
-    }
-    if (l == "railclos" || l == "railoptimized" || l == "rail")
-    {
-        return DimType::RAIL_CLOS;
-    }
-    cfg.Fail(key,
-             "unknown topology '" + name +
-                 "' (expected Ring, FullyConnected, Switch, Clos, FatTree or RailClos)");
-}
-
-/// Is a per-dimension entry the "default" marker (-, ~, null, empty)?
-bool
-IsDefaultEntry(const std::string& v)
-{
-    const std::string l = Lower(v);
-    return l.empty() || l == "~" || l == "null" || l == "none" || v == "-";
-}
-
-/**
- * Read the optional per-dimension keys of the switched dimension types into
- * dims. Each key is a list with one entry per dimension; "-", "~" (null) or
- * 0 stand for "default / not applicable". Both key_name and key-name spellings
- * are accepted.
- */
-void
-ReadSwitchedKeys(const RawConfig& cfg, std::vector<DimensionSpec>& dims)
-{
-    enum Applies
-    {
-        CLOS_ONLY,     // Clos and RailClos
-        SWITCHED,      // Clos, RailClos and FatTree
-        FAT_TREE_ONLY, // FatTree
-        RAIL_ONLY      // RailClos
-    };
-
-    struct Key
-    {
-        const char* name;
-        Applies applies;
-        bool integer;
-        bool zeroOk; // 0 is a valid value (latency)
-    };
-
-    const Key keys[] = {
-        {"hosts_per_leaf", CLOS_ONLY, true, false},
-        {"spines", CLOS_ONLY, true, false},
-        {"uplink_bandwidth", SWITCHED, false, false},
-        {"uplink_latency", SWITCHED, false, true},
-        {"oversubscription", SWITCHED, false, false},
-        {"fat_tree_k", FAT_TREE_ONLY, true, false},
-        {"rails", RAIL_ONLY, true, false},
-    };
-    const size_t n = dims.size();
-    for (const Key& k : keys)
-    {
-        std::string name = k.name;
-        std::string alt = name;
-        std::replace(alt.begin(), alt.end(), '_', '-');
-        if (alt != name && cfg.Has(name) && cfg.Has(alt))
-        {
-            cfg.Fail(name, "given twice (as '" + name + "' and '" + alt + "')");
-        }
-        if (!cfg.Has(name))
-        {
-            if (!cfg.Has(alt))
-            {
-                continue;
-            }
-            name = alt;
-        }
-        const auto& list = cfg.List(name, n);
-        for (size_t d = 0; d < n; ++d)
-        {
-            const std::string& v = list[d];
-            const DimType t = dims[d].type;
-            bool applies = false;
-            switch (k.applies)
-            {
-            case CLOS_ONLY:
-                applies = t == DimType::CLOS || t == DimType::RAIL_CLOS;
-                break;
-            case SWITCHED:
-                applies = IsSwitched(t);
-                break;
-            case FAT_TREE_ONLY:
-                applies = t == DimType::FAT_TREE;
-                break;
-            case RAIL_ONLY:
-                applies = t == DimType::RAIL_CLOS;
-                break;
-            }
-            if (IsDefaultEntry(v))
-            {
-                continue;
-            }
-            const double x = cfg.Number(name, v);
-            if (!applies)
-            {
-                if (x != 0)
-                {
-                    cfg.Fail(name,
-                             "dimension " + std::to_string(d) + " is " + DimTypeName(t) +
-                                 ", to which this key does not apply (write - or 0)");
-                }
-                continue;
-            }
-            if (x == 0 && !k.zeroOk)
-            {
-                continue; // 0: default
-            }
-            if (x < 0 || (k.integer && (x != std::floor(x) || x > 1e9)))
-            {
-                cfg.Fail(name,
-                         "dimension " + std::to_string(d) + ": '" + v + "' is not a " +
-                             (k.integer ? "positive integer" : "non-negative number"));
-            }
-            DimensionSpec& s = dims[d];
-            const std::string key = k.name;
-            if (key == "hosts_per_leaf")
-            {
-                s.hostsPerLeaf = static_cast<uint32_t>(x);
-            }
-            else if (key == "spines")
-            {
-                s.spines = static_cast<uint32_t>(x);
-            }
-            else if (key == "uplink_bandwidth")
-            {
-                s.uplinkGBps = x;
-            }
-            else if (key == "uplink_latency")
-            {
-                s.uplinkLatencyNs = x;
-            }
-            else if (key == "oversubscription")
-            {
-                s.oversubscription = x;
-            }
-            else if (key == "fat_tree_k")
-            {
-                s.fatTreeK = static_cast<uint32_t>(x);
-            }
-            else
-            {
-                s.rails = static_cast<uint32_t>(x);
-            }
-        }
-    }
-}
-
-} // namespace
-
-Topology
-Topology::FromFile(const std::string& path)
-{
-    const RawConfig cfg = ReadRaw(path);
-    std::vector<DimensionSpec> dims;
-
-    auto positiveCount = [&](const std::string& key, double v) -> uint32_t {
-        if (!(v >= 1) || v != std::floor(v) || v > 1e9)
-        {
-            cfg.Fail(key, "NPU counts must be positive integers");
-        }
-        return static_cast<uint32_t>(v);
-    };
-
-    if (cfg.Has("topology"))
-    {
-        // current style
-        const auto& names = cfg.List("topology", 0);
-        const size_t n = names.size();
-        const auto counts = cfg.Numbers("npus_count", n);
-        const auto bws = cfg.Numbers("bandwidth", n);
-        const auto lats = cfg.Numbers("latency", n);
-        for (size_t d = 0; d < n; ++d)
-        {
-            DimensionSpec s;
-            s.type = ParseDimType(cfg, "topology", names[d]);
-            s.npus = positiveCount("npus_count", counts[d]);
-            if (!(bws[d] > 0))
-            {
-                cfg.Fail("bandwidth", "values must be positive");
-            }
-            if (!(lats[d] >= 0))
-            {
-                cfg.Fail("latency", "values must not be negative");
-            }
-            s.bandwidthGBps = bws[d];
-            s.latencyNs = lats[d];
-            dims.push_back(s);
-        }
-        ReadSwitchedKeys(cfg, dims);
-    }
-    else if (cfg.Has("topologies-per-dim") || cfg.Has("topology-name") || cfg.Has("units-count"))
-    {
-        // older style (YAML or JSON)
-        if (cfg.Has("topology-name"))
-        {
-            const auto& tn = cfg.List("topology-name", 1);
-            if (Lower(tn[0]) != "hierarchical")
-            {
-                cfg.Fail("topology-name", "unsupported '" + tn[0] + "' (expected Hierarchical)");
-            }
-        }
-        const auto& names = cfg.List("topologies-per-dim", 0);
-        const size_t n = names.size();
-        if (cfg.Has("dimensions-count"))
-        {
-            const double dc = cfg.Number("dimensions-count", cfg.List("dimensions-count", 1)[0]);
-            if (dc != double(n))
-            {
-                cfg.Fail("dimensions-count",
-                         "says " + cfg.List("dimensions-count", 1)[0] +
-                             " but topologies-per-dim has " + std::to_string(n) + " entries");
-            }
-        }
-        const auto counts = cfg.Numbers("units-count", n);
-        const auto bws = cfg.Numbers("link-bandwidth", n);
-        const auto lats = cfg.Numbers("link-latency", n);
-        std::vector<double> links(n, 0);
-        if (cfg.Has("links-count"))
-        {
-            links = cfg.Numbers("links-count", n);
-        }
-        for (size_t d = 0; d < n; ++d)
-        {
-            DimensionSpec s;
-            s.type = ParseDimType(cfg, "topologies-per-dim", names[d]);
-            s.npus = positiveCount("units-count", counts[d]);
-            if (!(bws[d] > 0))
-            {
-                cfg.Fail("link-bandwidth", "values must be positive");
-            }
-            if (!(lats[d] >= 0))
-            {
-                cfg.Fail("link-latency", "values must not be negative");
-            }
-            if (cfg.Has("links-count") && !(links[d] > 0))
-            {
-                cfg.Fail("links-count", "values must be positive");
-            }
-            double needed = 1;
-            if (s.type == DimType::RING)
-            {
-                needed = 2;
-            }
-            else if (s.type == DimType::FULLY_CONNECTED)
-            {
-                needed = std::max<double>(1, s.npus - 1);
-            }
-            s.bandwidthGBps = bws[d] * std::max(1.0, links[d] / needed);
-            s.latencyNs = lats[d];
-            dims.push_back(s);
-        }
-        ReadSwitchedKeys(cfg, dims);
-    }
-    else
-    {
-        cfg.Fail("topology",
-                 "missing (neither the current `topology` list nor the older "
-                 "`topologies-per-dim` style found)");
-    }
-
-    Topology t;
-    try
-    {
-        t = FromDimensions(dims);
-    }
-    catch (const std::invalid_argument& e)
-    {
-        throw std::runtime_error("network configuration '" + path + "': " + e.what());
-    }
-    t.source = path;
     return t;
 }
 
@@ -1196,7 +411,7 @@ uint32_t
 Topology::GetAttachSwitch(uint32_t npu, uint32_t dim) const
 {
     const uint32_t c = GetCoordinate(npu, dim); // checks the range
-    const DimLayout& lay = m_layout[dim];
+    const DimensionLayout& lay = m_layout[dim];
     if (lay.switchesPerBlock == 0)
     {
         return UINT32_MAX;
@@ -1210,18 +425,7 @@ Topology::GetAttachSwitch(uint32_t npu, uint32_t dim) const
     const uint32_t line = (npu / (stride * n)) * stride + (npu % stride);
     const uint32_t block = line / lay.linesPerBlock;
     const uint32_t sw0 = lay.firstSwitch + block * lay.switchesPerBlock;
-    switch (m_dims[dim].type)
-    {
-    case DimType::SWITCH:
-        return sw0;
-    case DimType::CLOS:
-    case DimType::RAIL_CLOS:
-        return sw0 + (line % lay.linesPerBlock) * lay.leaves + c / lay.hostsPerLeaf;
-    case DimType::FAT_TREE:
-        return sw0 + c / lay.half;
-    default:
-        return UINT32_MAX;
-    }
+    return lay.kind->AttachSwitch(lay, sw0, line % lay.linesPerBlock, c);
 }
 
 uint32_t
@@ -1318,111 +522,13 @@ Topology::AppendRoute(uint32_t src, uint32_t dst, int32_t dim, std::vector<Hop>&
                     ": the NPUs also differ in dimension " + std::to_string(d));
             }
             const uint32_t line = (cur / (stride * n)) * stride + (cur % stride);
-            AppendDimHops(d, line, cs, cd, hops);
+            const DimensionLayout& lay = m_layout[d];
+            const uint64_t first =
+                lay.firstLink + uint64_t(line / lay.linesPerBlock) * lay.linksPerBlock;
+            lay.kind->AppendHops(lay, d, line, cs, cd, first, hops);
             cur = cur + cd * stride - cs * stride;
         }
         stride *= n;
-    }
-}
-
-void
-Topology::AppendDimHops(uint32_t d, uint32_t line, uint32_t cs, uint32_t cd, std::vector<Hop>& hops)
-    const
-{
-    const auto& spec = m_dims[d];
-    const DimLayout& lay = m_layout[d];
-    const uint32_t n = spec.npus;
-    const uint32_t block = line / lay.linesPerBlock;
-    const uint64_t first = lay.firstLink + uint64_t(block) * lay.linksPerBlock;
-    switch (spec.type)
-    {
-    case DimType::RING: {
-        if (n == 2)
-        {
-            hops.push_back({static_cast<uint32_t>(first), uint8_t(cs == 0 ? 0 : 1)});
-            return;
-        }
-        // link c joins c and c + 1 (mod n); no division per hop
-        const uint32_t fwd = cd >= cs ? cd - cs : cd + n - cs;
-        const size_t at = hops.size();
-        if (fwd <= n - fwd)
-        {
-            hops.resize(at + fwd);
-            for (uint32_t k = 0, c = cs; k < fwd; ++k)
-            {
-                hops[at + k] = {static_cast<uint32_t>(first + c), 0};
-                c = c + 1 == n ? 0 : c + 1;
-            }
-        }
-        else
-        {
-            hops.resize(at + (n - fwd));
-            for (uint32_t k = 0, c = cs; k < n - fwd; ++k)
-            {
-                c = c == 0 ? n - 1 : c - 1; // link c joins c and c + 1
-                hops[at + k] = {static_cast<uint32_t>(first + c), 1};
-            }
-        }
-        return;
-    }
-    case DimType::FULLY_CONNECTED: {
-        const uint32_t i = std::min(cs, cd);
-        const uint32_t j = std::max(cs, cd);
-        hops.push_back(
-            {static_cast<uint32_t>(first + PairIndex(i, j, n)), uint8_t(cs < cd ? 0 : 1)});
-        return;
-    }
-    case DimType::SWITCH:
-        hops.push_back({static_cast<uint32_t>(first + cs), 0});
-        hops.push_back({static_cast<uint32_t>(first + cd), 1});
-        return;
-    case DimType::CLOS:
-    case DimType::RAIL_CLOS: {
-        const uint32_t r = line % lay.linesPerBlock;
-        const uint64_t host = first + uint64_t(r) * n;
-        hops.push_back({static_cast<uint32_t>(host + cs), 0});
-        const uint32_t ls = cs / lay.hostsPerLeaf;
-        const uint32_t ld = cd / lay.hostsPerLeaf;
-        if (ls != ld)
-        {
-            const uint32_t j = static_cast<uint32_t>(PathHash(d, line, cs, cd) % lay.spines);
-            const uint64_t up =
-                first + uint64_t(lay.linesPerBlock) * n + uint64_t(r) * lay.leaves * lay.spines + j;
-            hops.push_back({static_cast<uint32_t>(up + uint64_t(ls) * lay.spines), 0});
-            hops.push_back({static_cast<uint32_t>(up + uint64_t(ld) * lay.spines), 1});
-        }
-        hops.push_back({static_cast<uint32_t>(host + cd), 1});
-        return;
-    }
-    case DimType::FAT_TREE: {
-        const uint32_t h = lay.half;
-        const uint32_t k = 2 * h;
-        const uint32_t es = cs / h; // global edge index p * h + e
-        const uint32_t ed = cd / h;
-        hops.push_back({static_cast<uint32_t>(first + cs), 0});
-        if (es != ed)
-        {
-            const uint64_t hash = PathHash(d, line, cs, cd);
-            const uint32_t a = static_cast<uint32_t>(hash % h);
-            const uint32_t ps = es / h;
-            const uint32_t pd = ed / h;
-            const uint64_t edgeAgg = first + n;
-            const uint64_t aggCore = edgeAgg + uint64_t(k) * h * h;
-            // edge (p, e) -> agg (p, a): p*h*h + e*h + a = es*h + a
-            hops.push_back({static_cast<uint32_t>(edgeAgg + uint64_t(es) * h + a), 0});
-            if (ps != pd)
-            {
-                const uint32_t c = static_cast<uint32_t>((hash / h) % h);
-                hops.push_back(
-                    {static_cast<uint32_t>(aggCore + uint64_t(ps) * h * h + a * h + c), 0});
-                hops.push_back(
-                    {static_cast<uint32_t>(aggCore + uint64_t(pd) * h * h + a * h + c), 1});
-            }
-            hops.push_back({static_cast<uint32_t>(edgeAgg + uint64_t(ed) * h + a), 1});
-        }
-        hops.push_back({static_cast<uint32_t>(first + cd), 1});
-        return;
-    }
     }
 }
 

@@ -136,6 +136,29 @@ struct TopoLink
     int32_t dim{-1};      //!< dimension this link belongs to (-1: none)
 };
 
+class DimensionKind;
+
+/**
+ * Index arithmetic of one dimension's switches and links (the layout is
+ * described at the top of topology.cc), and the behaviour of its type.
+ */
+struct DimensionLayout
+{
+    const DimensionKind* kind{nullptr}; //!< the dimension type's behaviour
+    uint32_t npus{0};                   //!< NPUs along the dimension
+    uint32_t firstLink{0};              //!< first link id of the dimension
+    uint32_t firstSwitch{0};            //!< first switch node id of the dimension
+    uint32_t linesPerBlock{1};          //!< lines sharing a block (RailClos: rails)
+    uint32_t blocks{0};                 //!< blocks (lines, RailClos: fabrics)
+    uint64_t linksPerBlock{0};          //!< links of a block
+    uint32_t switchesPerBlock{0};       //!< switches of a block
+    uint32_t hostsPerLeaf{0};           //!< Clos / RailClos: NPUs per leaf; FatTree: k/2
+    uint32_t leaves{0};                 //!< Clos / RailClos: leaves per line (rail)
+    uint32_t spines{0};                 //!< Clos / RailClos: spines per block
+    uint32_t half{0};                   //!< FatTree: k/2
+    double uplinkGBps{0};               //!< resolved uplink rate
+};
+
 /**
  * \ingroup astra-sim
  * Topology description. Node ids 0..npuCount-1 are NPUs (NPU id = node id);
@@ -151,11 +174,19 @@ class Topology
     static Topology FromDimensions(const std::vector<DimensionSpec>& dims);
 
     /**
-     * Load an ASTRA-sim network YAML (current keys `topology`, `npus_count`,
-     * `bandwidth`, `latency`; older `topology-name`/`topologies-per-dim`/
-     * `units-count`/`link-latency`/`link-bandwidth` style; also the older JSON
-     * files with the same keys). Throws std::runtime_error naming the file and
-     * the key on bad input.
+     * Load an ASTRA-sim network configuration (topology-reader.cc): YAML with
+     * the current keys `topology`, `npus_count`, `bandwidth`, `latency`, or
+     * the older `topology-name`/`dimensions-count`/`topologies-per-dim`/
+     * `units-count`/`links-count`/`link-latency`/`link-bandwidth` style (YAML
+     * or JSON), plus the shape keys of the switched dimension types. Strict:
+     * an unknown key, or a key of the other style, is an error with a "did you
+     * mean"; keys of ASTRA-sim's older analytical network that this module
+     * does not model (`nic-latency`, `router-latency`, `hbm-*`,
+     * `dimension-type`) are accepted and warn when set to a value with an
+     * effect there.
+     * \param path the file
+     * \return the topology
+     * \throw ConfigError naming the file, the key and the value
      */
     static Topology FromFile(const std::string& path);
 
@@ -253,32 +284,9 @@ class Topology
     std::string source;
 
   private:
-    /// Index arithmetic of one dimension's switches and links (see topology.cc).
-    struct DimLayout
-    {
-        uint32_t firstLink{0};        //!< first link id of the dimension
-        uint32_t firstSwitch{0};      //!< first switch node id of the dimension
-        uint32_t linesPerBlock{1};    //!< lines sharing a block (RailClos: rails)
-        uint32_t blocks{0};           //!< blocks (lines, RailClos: fabrics)
-        uint64_t linksPerBlock{0};    //!< links of a block
-        uint32_t switchesPerBlock{0}; //!< switches of a block
-        uint32_t hostsPerLeaf{0};     //!< Clos / RailClos: NPUs per leaf; FatTree: k/2
-        uint32_t leaves{0};           //!< Clos / RailClos: leaves per line (rail)
-        uint32_t spines{0};           //!< Clos / RailClos: spines per block
-        uint32_t half{0};             //!< FatTree: k/2
-        double uplinkGBps{0};         //!< resolved uplink rate
-    };
-
-    /// Append the hops from coordinate cs to cd on line `line` of dimension d.
-    void AppendDimHops(uint32_t d,
-                       uint32_t line,
-                       uint32_t cs,
-                       uint32_t cd,
-                       std::vector<Hop>& hops) const;
-
     uint32_t m_npuCount{0};
     std::vector<DimensionSpec> m_dims;
-    std::vector<DimLayout> m_layout;
+    std::vector<DimensionLayout> m_layout; //!< per dimension, plus one past the last
     std::vector<TopoNodeKind> m_kinds;
     std::vector<TopoLink> m_links;
     std::vector<std::vector<uint32_t>> m_nodeLinks;

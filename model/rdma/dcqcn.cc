@@ -1,5 +1,6 @@
 #include "dcqcn.h"
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -156,7 +157,10 @@ RdmaCcDcqcn::Init(const RdmaCcInit& init)
 {
     RdmaCongestionOps::Init(init);
     std::string err = Validate();
-    NS_ABORT_MSG_IF(!err.empty(), err);
+    if (!err.empty())
+    {
+        throw astra::InputError(err);
+    }
     m_alpha = m_alphaInit;
     m_alphaUpdated = Simulator::Now();
     m_rt = m_rate;

@@ -1,5 +1,6 @@
 #include "dctcp.h"
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -144,7 +145,10 @@ RdmaCcDctcp::Init(const RdmaCcInit& init)
 {
     RdmaCongestionOps::Init(init);
     std::string err = Validate();
-    NS_ABORT_MSG_IF(!err.empty(), err);
+    if (!err.empty())
+    {
+        throw astra::InputError(err);
+    }
     m_t = (m_baseRtt.IsStrictlyPositive() ? m_baseRtt : init.baseRtt).GetSeconds();
     m_cwnd = m_initWindow > 0 ? double(m_initWindow) : double(init.lineRateBps) * m_t / 8.0;
     m_cwndMin = m_minWindow > 0 ? double(m_minWindow) : double(init.mtuBytes);

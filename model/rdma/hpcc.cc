@@ -1,5 +1,6 @@
 #include "hpcc.h"
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -106,6 +107,12 @@ RdmaCcHpcc::Fork()
     return CopyObject<RdmaCcHpcc>(this);
 }
 
+bool
+RdmaCcHpcc::NeedsInt() const
+{
+    return true;
+}
+
 std::string
 RdmaCcHpcc::Validate() const
 {
@@ -145,7 +152,10 @@ RdmaCcHpcc::Init(const RdmaCcInit& init)
 {
     RdmaCongestionOps::Init(init);
     std::string err = Validate();
-    NS_ABORT_MSG_IF(!err.empty(), err);
+    if (!err.empty())
+    {
+        throw astra::InputError(err);
+    }
     m_t = (m_baseRtt.IsStrictlyPositive() ? m_baseRtt : init.baseRtt).GetSeconds();
     m_winit = m_winitBytes > 0 ? double(m_winitBytes) : double(init.lineRateBps) * m_t / 8.0;
     m_wai = m_waiBytes > 0 ? double(m_waiBytes) : m_winit * (1.0 - m_eta) / double(m_waiN);

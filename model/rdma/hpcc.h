@@ -42,6 +42,8 @@ class RdmaCcHpcc : public RdmaCongestionOps
     std::string GetName() const override;
     Ptr<RdmaCongestionOps> Fork() override;
     std::string Validate() const override;
+    /// \return true: HPCC reads the INT stack of every ACK
+    bool NeedsInt() const override;
     void Init(const RdmaCcInit& init) override;
     void OnAck(uint64_t bytesAcked, const RdmaMeta& meta) override;
     void OnInt(const RdmaMeta& meta) override;

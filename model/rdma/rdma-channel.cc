@@ -3,6 +3,7 @@
 #include "rdma-event-pool.h"
 
 #include "ns3/abort.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/event-impl.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -165,14 +166,31 @@ RdmaChannel::Deliver(uint8_t d)
     const int64_t now = static_cast<int64_t>(dir.ring[dir.head].arrivalTs);
     dir.head = (dir.head + 1) & (static_cast<uint32_t>(dir.ring.size()) - 1);
     --dir.size;
-    // While Receive runs, EnqueueFrame of this very frame takes the slot over.
-    RdmaFrameSlot::s_receiving = slot;
-    PeekPointer(m_dev[1 - d])->Receive(slot->frame);
-    if (RdmaFrameSlot::s_receiving == slot)
+
+    // While Receive runs, EnqueueFrame of this very frame takes the slot over. The mark is
+    // cleared however Receive ends (an exception ends the run: nothing stale is left for the
+    // next simulation of the process).
+    struct ReceivingMark
     {
-        RdmaFrameSlot::Put(slot);
+        explicit ReceivingMark(RdmaFrameSlot* s)
+        {
+            RdmaFrameSlot::s_receiving = s;
+        }
+
+        ~ReceivingMark()
+        {
+            RdmaFrameSlot::s_receiving = nullptr;
+        }
+    };
+
+    {
+        ReceivingMark mark(slot);
+        PeekPointer(m_dev[1 - d])->Receive(slot->frame);
+        if (RdmaFrameSlot::s_receiving == slot)
+        {
+            RdmaFrameSlot::Put(slot);
+        }
     }
-    RdmaFrameSlot::s_receiving = nullptr;
     if (dir.size > 0 && !dir.scheduled)
     {
         ScheduleHead(d, now);
@@ -204,7 +222,12 @@ RdmaChannel::GetDelay() const
 void
 RdmaChannel::SetDelay(Time delay)
 {
-    NS_ABORT_MSG_IF(delay.IsNegative(), "RdmaChannel: negative Delay " << delay);
+    if (delay.IsNegative())
+    {
+        std::ostringstream os;
+        os << "RdmaChannel: Delay must be >= 0, got " << delay.As(Time::NS);
+        throw astra::InputError(os.str());
+    }
     m_delay = delay;
 }
 

@@ -35,6 +35,22 @@ RdmaCongestionOps::Validate() const
     return "";
 }
 
+bool
+RdmaCongestionOps::NeedsInt() const
+{
+    return false;
+}
+
+std::string
+RdmaCongestionOps::ValidateFor(const RdmaCcInit& init)
+{
+    const RdmaCcInit saved = m_init;
+    m_init = init;
+    std::string err = Validate();
+    m_init = saved;
+    return err;
+}
+
 void
 RdmaCongestionOps::Init(const RdmaCcInit& init)
 {

@@ -67,6 +67,20 @@ class RdmaCongestionOps : public Object
      * \return an empty string if valid, else a description of the problem
      */
     virtual std::string Validate() const;
+    /**
+     * Validate as Init(init) would: the checks that need the path facts (a
+     * base RTT for HPCC and DCTCP, MinRate below the line rate) run too.
+     * \param init the path facts a new QP would get
+     * \return an empty string if valid, else a description of the problem
+     */
+    std::string ValidateFor(const RdmaCcInit& init);
+
+    /**
+     * \return true if the algorithm needs in-band telemetry from the switches
+     * (RdmaSwitch::IntEnabled; AstraFabricHelper turns it on when a host uses
+     * such an algorithm). Default false.
+     */
+    virtual bool NeedsInt() const;
 
     /// Start: called once when the QP is created. Sets rate to line rate.
     virtual void Init(const RdmaCcInit& init);

@@ -4,6 +4,7 @@
 #include "roce-header.h"
 
 #include "ns3/abort.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <set>
 #include <sstream>
 
 namespace ns3
@@ -191,27 +193,19 @@ RdmaHostStack::RdmaHostStack()
 
 RdmaHostStack::~RdmaHostStack()
 {
-    auto& reg = Registry();
-    if (m_indexSet && m_hostIndex < reg.size() && reg[m_hostIndex] == this)
+    if (m_directory)
     {
-        reg[m_hostIndex] = nullptr; // never leave a dangling registry entry
+        m_directory->Remove(this); // never leave a dangling directory entry
     }
-}
-
-std::vector<RdmaHostStack*>&
-RdmaHostStack::Registry()
-{
-    static std::vector<RdmaHostStack*> reg;
-    return reg;
 }
 
 void
 RdmaHostStack::DoDispose()
 {
-    auto& reg = Registry();
-    if (m_indexSet && m_hostIndex < reg.size() && reg[m_hostIndex] == this)
+    if (m_directory)
     {
-        reg[m_hostIndex] = nullptr;
+        m_directory->Remove(this);
+        m_directory = nullptr;
     }
     for (auto& qp : m_qps)
     {
@@ -275,19 +269,37 @@ RdmaHostStack::GetPort(uint32_t i) const
 void
 RdmaHostStack::SetHostIndex(uint32_t index)
 {
-    auto& reg = Registry();
-    if (m_indexSet && m_hostIndex < reg.size() && reg[m_hostIndex] == this)
+    if (m_directory)
     {
-        reg[m_hostIndex] = nullptr;
+        m_directory->Remove(this);
     }
     m_hostIndex = index;
     m_indexSet = true;
     m_ipCache = 0;
-    if (reg.size() <= index)
+    if (m_directory)
     {
-        reg.resize(index + 1, nullptr);
+        m_directory->Add(this);
     }
-    reg[index] = this;
+}
+
+void
+RdmaHostStack::SetDirectory(Ptr<RdmaHostDirectory> directory)
+{
+    if (m_directory)
+    {
+        m_directory->Remove(this);
+    }
+    m_directory = directory;
+    if (m_directory)
+    {
+        m_directory->Add(this);
+    }
+}
+
+Ptr<RdmaHostDirectory>
+RdmaHostStack::GetDirectory() const
+{
+    return m_directory;
 }
 
 uint32_t
@@ -307,13 +319,6 @@ Ipv4Address
 RdmaHostStack::GetIpv4() const
 {
     return Ipv4Address(m_ip != 0 ? m_ip : (0x0B000000u + m_hostIndex + 1));
-}
-
-Ptr<RdmaHostStack>
-RdmaHostStack::FindHost(uint32_t hostIndex)
-{
-    auto& reg = Registry();
-    return hostIndex < reg.size() ? Ptr<RdmaHostStack>(reg[hostIndex]) : nullptr;
 }
 
 uint32_t
@@ -352,13 +357,6 @@ RdmaHostStack::GetCongestionControl(uint8_t priority)
                     "host " << m_hostIndex << ": CC priority must be 0..7, got " << int(priority));
     EnsureValid();
     return m_ccByPrio[priority] ? m_ccByPrio[priority] : m_ccTemplate;
-}
-
-void
-RdmaHostStack::SetMessageCallbacks(MessageCallback onTxComplete, MessageCallback onRxComplete)
-{
-    m_onTx = onTxComplete;
-    m_onRx = onRxComplete;
 }
 
 uint32_t
@@ -404,9 +402,40 @@ RdmaHostStack::Validate()
             m_ccTemplate = f.Create<RdmaCongestionOps>();
         }
     }
+    // a CC template is checked as the QPs of every port would initialize it, so that
+    // what needs the path facts (a base RTT for HPCC and DCTCP) is reported here too
+    std::set<uint64_t> rates;
+    for (const auto& p : m_ports)
+    {
+        if (p->lineRate != 0)
+        {
+            rates.insert(p->lineRate);
+        }
+    }
+    auto checkCc = [&](const Ptr<RdmaCongestionOps>& cc) {
+        if (rates.empty())
+        {
+            err << cc->Validate();
+            return;
+        }
+        for (uint64_t rate : rates)
+        {
+            RdmaCcInit init;
+            init.lineRateBps = rate;
+            init.baseRtt = m_baseRtt;
+            init.windowBytes = m_window;
+            init.mtuBytes = m_mtu;
+            const std::string e = cc->ValidateFor(init);
+            if (!e.empty())
+            {
+                err << e;
+                return;
+            }
+        }
+    };
     if (m_ccTemplate)
     {
-        err << m_ccTemplate->Validate();
+        checkCc(m_ccTemplate);
     }
     // CongestionControlByPriority: "PRIO:TYPE[,PRIO:TYPE...]" (set-up only, not per packet)
     for (uint32_t p = 0; p < 8; ++p)
@@ -457,20 +486,29 @@ RdmaHostStack::Validate()
         ObjectFactory f;
         f.SetTypeId(tid);
         m_ccByPrio[prio] = f.Create<RdmaCongestionOps>();
-        err << m_ccByPrio[prio]->Validate();
+        checkCc(m_ccByPrio[prio]);
     }
     for (uint32_t p = 0; p < 8; ++p)
     {
         if (m_ccByPrioSet[p])
         {
-            err << m_ccByPrio[p]->Validate();
+            checkCc(m_ccByPrio[p]);
         }
     }
+    const uint32_t frame = DataWireBytes(m_mtu, true) - kEthernetWireOverhead;
     for (const auto& p : m_ports)
     {
         if (p->lineRate == 0)
         {
             err << "port " << p->dev->GetIfIndex() << " has a zero data rate; ";
+        }
+        const uint32_t limit =
+            uint32_t(p->dev->GetMtu()) + RoceHeader::kEthBytes + RoceHeader::kFcsBytes;
+        if (frame > limit)
+        {
+            err << "Mtu " << m_mtu << " makes " << frame << " B frames, above the "
+                << p->dev->GetMtu() << " B IP MTU of port " << p->dev->GetIfIndex()
+                << " (raise ns3::RdmaNetDevice::Mtu); ";
         }
     }
     return err.str();
@@ -484,10 +522,13 @@ RdmaHostStack::EnsureValid()
         return;
     }
     std::string err = Validate();
-    NS_ABORT_MSG_IF(!err.empty(),
-                    "RdmaHostStack of host " << m_hostIndex << " (node "
-                                             << (m_node ? int(m_node->GetId()) : -1)
-                                             << "): " << err);
+    if (!err.empty())
+    {
+        std::ostringstream os;
+        os << "RdmaHostStack of host " << m_hostIndex << " (node "
+           << (m_node ? int(m_node->GetId()) : -1) << "): " << err;
+        throw astra::InputError(os.str());
+    }
     m_validated = true;
 }
 
@@ -537,7 +578,10 @@ RdmaHostStack::NewQp(uint32_t remoteHost, uint8_t priority, uint16_t sport)
 }
 
 Ptr<RdmaQueuePair>
-RdmaHostStack::GetOrCreateQp(uint32_t dstHost, uint8_t priority, uint16_t sport)
+RdmaHostStack::GetOrCreateQp(uint32_t dstHost,
+                             uint8_t priority,
+                             uint16_t sport,
+                             RdmaQpConsumer* consumer)
 {
     if (priority == 255)
     {
@@ -557,11 +601,28 @@ RdmaHostStack::GetOrCreateQp(uint32_t dstHost, uint8_t priority, uint16_t sport)
     auto it = m_qpByKey.find(key);
     if (it != m_qpByKey.end())
     {
-        return Ptr<RdmaQueuePair>(it->second);
+        RdmaQueuePair* qp = it->second;
+        NS_ABORT_MSG_IF(consumer && qp->m_consumer && qp->m_consumer != consumer,
+                        "host " << m_hostIndex << ": the QP to host " << dstHost << " priority "
+                                << int(priority) << " sport " << sport
+                                << " belongs to another consumer");
+        if (consumer && !qp->m_consumer)
+        {
+            qp->m_consumer = consumer;
+            if (qp->m_peer)
+            {
+                qp->m_peer->m_consumer = consumer;
+            }
+        }
+        return Ptr<RdmaQueuePair>(qp);
     }
-    Ptr<RdmaHostStack> remote = FindHost(dstHost);
+    Ptr<RdmaHostStack> remote = m_directory ? m_directory->Find(dstHost) : nullptr;
     NS_ABORT_MSG_IF(!remote,
-                    "host " << m_hostIndex << ": no RdmaHostStack registered for host " << dstHost);
+                    "host " << m_hostIndex << ": no RdmaHostStack for host " << dstHost
+                            << " in this host's RdmaHostDirectory"
+                            << (m_directory ? ""
+                                            : " (it has none: RdmaHelper::InstallHosts or "
+                                              "SetDirectory)"));
     EnsureValid();
     remote->EnsureValid();
     Ptr<RdmaQueuePair> a = NewQp(dstHost, priority, sport);
@@ -574,6 +635,8 @@ RdmaHostStack::GetOrCreateQp(uint32_t dstHost, uint8_t priority, uint16_t sport)
     b->m_remoteIp = GetIpv4().Get();
     a->m_rcvPsnBase = b->m_sndPsnBase;
     b->m_rcvPsnBase = a->m_sndPsnBase;
+    a->m_consumer = consumer;
+    b->m_consumer = consumer;
     m_qpByKey[key] = PeekPointer(a);
     uint64_t rkey = (uint64_t(m_hostIndex) << 24) | (uint64_t(priority) << 16) | sport;
     remote->m_qpByKey[rkey] = PeekPointer(b);
@@ -977,8 +1040,9 @@ RdmaHostStack::ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame)
             else
             {
                 ++m_stats.notForMe;
-                NS_LOG_WARN("host " << m_hostIndex << ": frame for " << Ipv4Address(meta.dstIp)
-                                    << " and no transit forwarder, dropped");
+                ASTRA_WARN("rdma-frame-not-for-host",
+                           "host " << m_hostIndex << ": frame for " << Ipv4Address(meta.dstIp)
+                                   << " and no transit forwarder, dropped (later ones counted)");
             }
             return;
         }
@@ -987,7 +1051,9 @@ RdmaHostStack::ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame)
     if (meta.destQp < kQpnBase || q >= m_qps.size())
     {
         ++m_stats.unknownQp;
-        NS_LOG_WARN("host " << m_hostIndex << ": frame for unknown QP " << meta.destQp);
+        ASTRA_WARN("rdma-unknown-qp",
+                   "host " << m_hostIndex << ": frame for unknown QP " << meta.destQp
+                           << ", dropped (later ones counted)");
         return;
     }
     RdmaQueuePair* qp = PeekPointer(m_qps[q]);
@@ -1009,7 +1075,9 @@ RdmaHostStack::ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame)
     }
     else
     {
-        NS_LOG_WARN("host " << m_hostIndex << ": unsupported opcode " << int(meta.opcode));
+        ASTRA_WARN("rdma-unsupported-opcode",
+                   "host " << m_hostIndex << ": unsupported opcode " << int(meta.opcode)
+                           << ", frame ignored (later ones counted)");
     }
 }
 
@@ -1085,9 +1153,9 @@ RdmaHostStack::HandleData(RdmaQueuePair* qp, const RdmaMeta& meta)
         }
         info.end = now;
         m_rxMsgTrace(info);
-        if (!m_onRx.IsNull())
+        if (qp->m_consumer)
         {
-            m_onRx(info);
+            qp->m_consumer->RxComplete(*qp, info);
         }
     }
     if (ackNow)
@@ -1382,15 +1450,19 @@ RdmaHostStack::AckUpTo(RdmaQueuePair* qp, uint64_t ackPkt, const RdmaMeta& meta)
                     // the last response byte arrived here: receiver-side completion too
                     ++m_stats.msgsRcvd;
                     m_rxMsgTrace(info);
-                    if (!m_onRx.IsNull())
+                    m_txMsgTrace(info);
+                    if (qp->m_consumer)
                     {
-                        m_onRx(info);
+                        qp->m_consumer->ReadComplete(*qp, info);
                     }
                 }
-                m_txMsgTrace(info);
-                if (!m_onTx.IsNull())
+                else
                 {
-                    m_onTx(info);
+                    m_txMsgTrace(info);
+                    if (qp->m_consumer)
+                    {
+                        qp->m_consumer->TxComplete(*qp, info);
+                    }
                 }
             }
             done.clear();

@@ -7,13 +7,14 @@
  * Usage:
  *   Ptr<RdmaHostStack> s = CreateObject<RdmaHostStack>();
  *   node->AggregateObject(s);
- *   s->SetHostIndex(i); s->SetIpv4(ip);      // normally done by RdmaHelper
+ *   s->SetHostIndex(i); s->SetIpv4(ip);      // normally done by RdmaHelper,
+ *   s->SetDirectory(dir);                     // which also registers the stack
  *   s->AddPort(dev);
- *   Ptr<RdmaQueuePair> qp = s->GetOrCreateQp(dstHost, priority, sport);
- *   s->PostWrite(qp, bytes, tag);             // completion: trace sources / callbacks
+ *   Ptr<RdmaQueuePair> qp = s->GetOrCreateQp(dstHost, priority, sport, &consumer);
+ *   s->PostWrite(qp, bytes, tag);             // completion: consumer / trace sources
  *
  * Connection set-up is out of band (as with RDMA CM): GetOrCreateQp finds the
- * destination host's stack in a per-simulation registry (by host index),
+ * destination host's stack in the fabric's RdmaHostDirectory (by host index),
  * creates both ends and exchanges QP numbers and initial PSNs. The responder
  * learns the user tag and post time of a message from its connected peer QP
  * (the simulator's equivalent of immediate data); everything else (message
@@ -27,6 +28,7 @@
 #define RDMA_HOST_STACK_H
 
 #include "rdma-congestion-ops.h"
+#include "rdma-host-directory.h"
 #include "rdma-net-device.h"
 #include "rdma-queue-pair.h"
 
@@ -78,9 +80,6 @@ class RdmaSwitch;
 class RdmaHostStack : public Object, public RdmaFrameReceiver
 {
   public:
-    /// Message completion callback for C++ users (network backend).
-    using MessageCallback = Callback<void, const RdmaMessageInfo&>;
-
     /// Trace signature of RxMessageComplete / TxMessageComplete.
     typedef void (*MessageTracedCallback)(const RdmaMessageInfo& info);
     /// Trace signature of QpRateChange: host, local qpn, old and new rate (bit/s).
@@ -104,22 +103,34 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
     uint32_t GetNPorts() const;                   //!< \return number of ports
     Ptr<RdmaNetDevice> GetPort(uint32_t i) const; //!< \return port i
 
-    /// Set the host index (unique per simulation; registers the stack for connection set-up).
+    /// Set the host index (unique in its fabric; re-registers the stack in its directory).
     void SetHostIndex(uint32_t index);
     uint32_t GetHostIndex() const; //!< \return host index
     void SetIpv4(Ipv4Address ip);  //!< set the host's IPv4 address
     Ipv4Address GetIpv4() const;   //!< \return the IPv4 address (default 11.0.0.0 + index + 1)
-    /// \return the stack registered for a host index (nullptr if none)
-    static Ptr<RdmaHostStack> FindHost(uint32_t hostIndex);
 
     /**
-     * Get (or create and connect) the persistent QP to a host.
-     * \param dstHost destination host index
+     * Join a fabric's directory (leaving the previous one): GetOrCreateQp finds
+     * peers there. Set the host index first. RdmaHelper::InstallHosts does both.
+     * \param directory the directory (nullptr: none)
+     */
+    void SetDirectory(Ptr<RdmaHostDirectory> directory);
+    Ptr<RdmaHostDirectory> GetDirectory() const; //!< \return the directory (nullptr if none)
+
+    /**
+     * Get (or create and connect) the persistent QP to a host. A new
+     * connection's two ends get \p consumer; an existing QP keeps its own
+     * (asking for it with a different non-null consumer is an error).
+     * \param dstHost destination host index (its stack must be in this stack's directory)
      * \param priority data priority (255 = attribute DataPriority)
      * \param sport UDP source port (0 = pick one deterministically)
+     * \param consumer receiver of both ends' completions (nullptr: trace sources only)
      * \return the QP
      */
-    Ptr<RdmaQueuePair> GetOrCreateQp(uint32_t dstHost, uint8_t priority = 255, uint16_t sport = 0);
+    Ptr<RdmaQueuePair> GetOrCreateQp(uint32_t dstHost,
+                                     uint8_t priority = 255,
+                                     uint16_t sport = 0,
+                                     RdmaQpConsumer* consumer = nullptr);
     /// \return the QP with a local QP number (nullptr if none)
     Ptr<RdmaQueuePair> GetQp(uint32_t qpn) const;
     uint32_t GetNQps() const; //!< \return QPs on this host
@@ -137,9 +148,6 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
      * \return the message id
      */
     uint64_t PostRead(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag);
-
-    /// Install C++ completion callbacks (sender: acknowledged; receiver: last byte arrived).
-    void SetMessageCallbacks(MessageCallback onTxComplete, MessageCallback onRxComplete);
 
     /// Set the congestion-control template forked for every new QP (overrides the attribute).
     void SetCongestionControl(Ptr<RdmaCongestionOps> cc);
@@ -225,7 +233,6 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
     Ptr<RdmaQueuePair> NewQp(uint32_t remoteHost, uint8_t priority, uint16_t sport);
     void EnsureValid();
     RdmaMessageInfo MakeInfo(const RdmaQueuePair* requester, const RdmaMessage& m) const;
-    static std::vector<RdmaHostStack*>& Registry();
 
     // attributes
     uint32_t m_mtu{1000};
@@ -248,7 +255,8 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
     uint32_t m_hostIndex{0};
     bool m_indexSet{false};
     uint32_t m_ip{0};
-    uint32_t m_ipCache{0}; //!< GetIpv4() cached for the receive path
+    uint32_t m_ipCache{0};              //!< GetIpv4() cached for the receive path
+    Ptr<RdmaHostDirectory> m_directory; //!< the fabric's stacks by host index
     Ptr<RdmaSwitch> m_fwd; //!< transit forwarder (switch-less topologies), found lazily
     bool m_validated{false};
     Ptr<RdmaCongestionOps> m_ccTemplate;
@@ -260,8 +268,6 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
     uint32_t m_sportCounter{0};
     RdmaHostStats m_stats;
     std::vector<RdmaMessageInfo> m_doneScratch; //!< completions of one ACK
-    MessageCallback m_onTx;
-    MessageCallback m_onRx;
 
     // trace sources
     TracedCallback<const RdmaMessageInfo&> m_rxMsgTrace;

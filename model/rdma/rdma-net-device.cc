@@ -6,6 +6,7 @@
 #include "roce-header.h"
 
 #include "ns3/abort.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/event-impl.h"
 #include "ns3/log.h"
@@ -290,7 +291,10 @@ RdmaNetDevice::Name() const
 void
 RdmaNetDevice::SetDataRate(DataRate rate)
 {
-    NS_ABORT_MSG_IF(rate.GetBitRate() == 0, Name() << ": DataRate must be > 0");
+    if (rate.GetBitRate() == 0)
+    {
+        throw astra::InputError(Name() + ": DataRate must be > 0");
+    }
     m_rate = rate;
     m_bps = rate.GetBitRate();
     m_txCarry = 0;
@@ -318,10 +322,12 @@ RdmaNetDevice::SetDataWeights(std::string s)
     {
         long v = 0;
         is >> v;
-        NS_ABORT_MSG_IF(!is || v <= 0 || v > 1000000,
-                        Name() << ": DataWeights \"" << s
-                               << "\" must hold 8 positive integers (weight of priority " << p
-                               << " missing or invalid)");
+        if (!is || v <= 0 || v > 1000000)
+        {
+            throw astra::InputError(Name() + ": DataWeights \"" + s +
+                                    "\" must hold 8 integers in 1..1000000 (weight of priority " +
+                                    std::to_string(p) + " missing or invalid)");
+        }
         w[p] = static_cast<uint32_t>(v);
     }
     std::copy(w, w + 8, m_weights);
@@ -1115,7 +1121,10 @@ RdmaNetDevice::GetAddress() const
 bool
 RdmaNetDevice::SetMtu(const uint16_t mtu)
 {
-    NS_ABORT_MSG_IF(mtu < 256, Name() << ": Mtu " << mtu << " below 256");
+    if (mtu < 256)
+    {
+        throw astra::InputError(Name() + ": Mtu must be >= 256, got " + std::to_string(mtu));
+    }
     m_mtu = mtu;
     return true;
 }
@@ -1183,7 +1192,9 @@ RdmaNetDevice::IsBridge() const
 bool
 RdmaNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
 {
-    NS_LOG_WARN(Name() << ": Send() is not supported; use EnqueueFrame with RoceFrame::Build");
+    ASTRA_WARN("rdma-device-send",
+               Name() << ": NetDevice::Send() is not supported (packet dropped); use "
+                         "EnqueueFrame with RoceFrame::Build");
     return false;
 }
 

@@ -103,6 +103,11 @@ struct RdmaQueuedFrame
  * Frames move between queues and links as pointers to slots: no copy per hop, and no
  * allocation once the pool has grown to the peak number of frames alive. Internal to
  * RdmaNetDevice and RdmaChannel.
+ *
+ * The pool (like RdmaEventPool's) is process-wide memory, not simulation state: a slot is
+ * returned when its frame is delivered or its device / channel is disposed, and a free slot
+ * holds no frame (its packet reference is dropped, every other field is written before use).
+ * A second simulation in the process reuses the memory and sees nothing of the first.
  */
 struct RdmaFrameSlot
 {

@@ -16,6 +16,23 @@ RdmaQueuePair::GetTypeId()
     return tid;
 }
 
+RdmaQpConsumer::~RdmaQpConsumer() = default;
+
+void
+RdmaQpConsumer::TxComplete(RdmaQueuePair&, const RdmaMessageInfo&)
+{
+}
+
+void
+RdmaQpConsumer::RxComplete(RdmaQueuePair&, const RdmaMessageInfo&)
+{
+}
+
+void
+RdmaQpConsumer::ReadComplete(RdmaQueuePair&, const RdmaMessageInfo&)
+{
+}
+
 RdmaQueuePair::RdmaQueuePair() = default;
 
 RdmaQueuePair::~RdmaQueuePair() = default;
@@ -34,7 +51,20 @@ RdmaQueuePair::DoDispose()
     m_respJobs.clear();
     m_peer = nullptr;
     m_stack = nullptr;
+    m_consumer = nullptr;
     Object::DoDispose();
+}
+
+void
+RdmaQueuePair::SetConsumer(RdmaQpConsumer* consumer)
+{
+    m_consumer = consumer;
+}
+
+RdmaQpConsumer*
+RdmaQueuePair::GetConsumer() const
+{
+    return m_consumer;
 }
 
 uint32_t

@@ -16,6 +16,13 @@
  *
  * All transport logic runs in RdmaHostStack; this class holds the state and
  * offers read-only accessors to users and tests.
+ *
+ * Completions go to the QP's RdmaQpConsumer (set when the connection is made,
+ * RdmaHostStack::GetOrCreateQp, or later with SetConsumer), like a socket's
+ * callbacks: every user of a host stack (the RoCE backend, background traffic,
+ * a memory server) owns its QPs and sees only their completions. The host
+ * stack's trace sources (TxMessageComplete, RxMessageComplete) still report
+ * every message of the host.
  */
 
 #ifndef RDMA_QUEUE_PAIR_H
@@ -125,6 +132,47 @@ struct RdmaMessageInfo
     RdmaMsgKind kind{RdmaMsgKind::WRITE}; //!< READ: data flowed from dstHost to srcHost
 };
 
+class RdmaQueuePair;
+
+/**
+ * \ingroup astra-sim
+ * Receiver of the completions of the QPs it owns (plain virtual calls, no
+ * callback object per message). A consumer is set on both ends of a
+ * connection when it is made (RdmaHostStack::GetOrCreateQp), or on one end
+ * with RdmaQueuePair::SetConsumer; a QP without a consumer reports only to the
+ * host stack's trace sources. The consumer must outlive its QPs or detach
+ * (SetConsumer(nullptr)). A call may post new messages (re-entrantly).
+ */
+class RdmaQpConsumer
+{
+  public:
+    virtual ~RdmaQpConsumer();
+
+    /**
+     * A WRITE or SEND posted on \p qp was fully acknowledged (requester side).
+     * \param qp the requester QP
+     * \param info the message (end = now)
+     */
+    virtual void TxComplete(RdmaQueuePair& qp, const RdmaMessageInfo& info);
+
+    /**
+     * The last byte of a WRITE or SEND arrived at the responder, in order
+     * (called for the responder-side QP, whose consumer may differ from the
+     * requester's).
+     * \param qp the responder QP
+     * \param info the message as posted at the requester (tag, post time; end = now)
+     */
+    virtual void RxComplete(RdmaQueuePair& qp, const RdmaMessageInfo& info);
+
+    /**
+     * The last response byte of an RDMA READ posted on \p qp arrived (requester
+     * side; the READ is complete, no separate TxComplete follows).
+     * \param qp the requester QP
+     * \param info the message (kind READ; data flowed from info.dstHost; end = now)
+     */
+    virtual void ReadComplete(RdmaQueuePair& qp, const RdmaMessageInfo& info);
+};
+
 /**
  * \ingroup astra-sim
  * One RC queue pair end (state only; logic in RdmaHostStack).
@@ -154,6 +202,14 @@ class RdmaQueuePair : public Object
     uint64_t GetTimeouts() const;                    //!< \return RTO expiries
     uint32_t GetInitialPsn() const;                  //!< \return first PSN of this direction
 
+    /**
+     * Set the receiver of this QP end's completions (nullptr: none; the trace
+     * sources still fire).
+     * \param consumer the consumer (not owned)
+     */
+    void SetConsumer(RdmaQpConsumer* consumer);
+    RdmaQpConsumer* GetConsumer() const; //!< \return the consumer (nullptr if none)
+
   protected:
     void DoDispose() override;
 
@@ -176,7 +232,8 @@ class RdmaQueuePair : public Object
 
     // identity
     RdmaHostStack* m_stack{nullptr};
-    RdmaQueuePair* m_peer{nullptr}; //!< the connected QP (sideband: message tags)
+    RdmaQueuePair* m_peer{nullptr};      //!< the connected QP (sideband: message tags)
+    RdmaQpConsumer* m_consumer{nullptr}; //!< receiver of completions (not owned)
     uint32_t m_qpn{0};
     uint32_t m_peerQpn{0};
     uint32_t m_localHost{0};

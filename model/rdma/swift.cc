@@ -1,5 +1,6 @@
 #include "swift.h"
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -153,7 +154,10 @@ RdmaCcSwift::Init(const RdmaCcInit& init)
 {
     RdmaCongestionOps::Init(init);
     std::string err = Validate();
-    NS_ABORT_MSG_IF(!err.empty(), err);
+    if (!err.empty())
+    {
+        throw astra::InputError(err);
+    }
     const Time t = init.baseRtt.IsStrictlyPositive() ? init.baseRtt : m_baseTarget;
     double bdp = double(init.lineRateBps) * t.GetSeconds() / 8.0 / double(init.mtuBytes);
     m_cwnd = m_initCwnd > 0 ? m_initCwnd : std::max(1.0, bdp);

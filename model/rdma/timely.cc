@@ -1,5 +1,6 @@
 #include "timely.h"
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -180,7 +181,10 @@ RdmaCcTimely::Init(const RdmaCcInit& init)
 {
     RdmaCongestionOps::Init(init);
     std::string err = Validate();
-    NS_ABORT_MSG_IF(!err.empty(), err);
+    if (!err.empty())
+    {
+        throw astra::InputError(err);
+    }
     const double scale = m_scale ? double(init.lineRateBps) / double(m_refRate.GetBitRate()) : 1.0;
     m_deltaEff =
         std::max<uint64_t>(1, uint64_t(std::llround(double(m_delta.GetBitRate()) * scale)));

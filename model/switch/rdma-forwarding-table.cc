@@ -1,5 +1,6 @@
 #include "rdma-forwarding-table.h"
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
@@ -41,8 +42,7 @@ RdmaForwardingTable::SetRoute(uint32_t dstHostIndex,
                               const std::vector<uint32_t>& ports,
                               uint32_t hops)
 {
-    NS_ABORT_MSG_IF(dstHostIndex >= RdmaAddressing::kMaxHosts,
-                    "host index " << dstHostIndex << " too large");
+    CheckHost(dstHostIndex);
     if (dstHostIndex >= m_ports.size())
     {
         m_ports.resize(dstHostIndex + 1);
@@ -53,10 +53,20 @@ RdmaForwardingTable::SetRoute(uint32_t dstHostIndex,
 }
 
 void
+RdmaForwardingTable::CheckHost(uint32_t dstHostIndex)
+{
+    if (dstHostIndex >= RdmaAddressing::kMaxHosts)
+    {
+        throw astra::InputError("RdmaForwardingTable: host index " + std::to_string(dstHostIndex) +
+                                " exceeds the address plan (at most " +
+                                std::to_string(RdmaAddressing::kMaxHosts) + " hosts)");
+    }
+}
+
+void
 RdmaForwardingTable::AddRoute(uint32_t dstHostIndex, uint32_t port)
 {
-    NS_ABORT_MSG_IF(dstHostIndex >= RdmaAddressing::kMaxHosts,
-                    "host index " << dstHostIndex << " too large");
+    CheckHost(dstHostIndex);
     if (dstHostIndex >= m_ports.size())
     {
         m_ports.resize(dstHostIndex + 1);

@@ -147,6 +147,9 @@ class RdmaForwardingTable : public Object
     static constexpr uint32_t kNoRoute = 0xFFFFFFFFu; //!< SelectPort: no route
 
   private:
+    /// throw astra::InputError if a host index exceeds the address plan \param dstHostIndex it
+    static void CheckHost(uint32_t dstHostIndex);
+
     /// murmur3 block mix
     static uint32_t Mix(uint32_t h, uint32_t k)
     {

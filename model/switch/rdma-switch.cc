@@ -1,16 +1,18 @@
 #include "rdma-switch.h"
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/channel.h"
 #include "ns3/double.h"
+#include "ns3/ipv4-address.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/object-factory.h"
 #include "ns3/pointer.h"
 #include "ns3/roce-header.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
-#include <iostream>
 #include <sstream>
 
 namespace ns3
@@ -28,29 +30,38 @@ RdmaSwitch::GetTypeId()
             .SetGroupName("AstraSim")
             .AddConstructor<RdmaSwitch>()
             .AddAttribute("EcnEnabled",
-                          "Mark ECN-capable frames (RED-like on the egress queue)",
+                          "Mark ECN-capable frames (by the EcnMarker); false: never mark",
                           BooleanValue(true),
                           MakeBooleanAccessor(&RdmaSwitch::m_ecnEnabled),
                           MakeBooleanChecker())
+            .AddAttribute("EcnMarker",
+                          "TypeId of the ECN marking policy (ns3::RdmaEcnRed, "
+                          "ns3::RdmaEcnStep, ...; its attributes are its own defaults). "
+                          "RdmaHelper::SetEcnMarker or SetEcnMarker() give a configured one",
+                          TypeIdValue(RdmaEcnRed::GetTypeId()),
+                          MakeTypeIdAccessor(&RdmaSwitch::m_markerType),
+                          MakeTypeIdChecker())
             .AddAttribute("EcnAtDequeue",
-                          "Mark at dequeue (queue length behind the departing frame) instead "
-                          "of at enqueue (queue length ahead of the arriving frame)",
+                          "true: the marker decides at dequeue (sets its AtDequeue attribute); "
+                          "false: the marker's own AtDequeue applies",
                           BooleanValue(false),
                           MakeBooleanAccessor(&RdmaSwitch::m_ecnAtDequeue),
                           MakeBooleanChecker())
             .AddAttribute("Kmin",
-                          "Default ECN Kmin (bytes of the egress (port, priority) queue)",
-                          UintegerValue(100 * 1000),
+                          "Sets the marker's Kmin (bytes) when it has one (RdmaEcnRed); "
+                          "4294967295 = not set (the marker's own Kmin applies)",
+                          UintegerValue(kUnsetBytes),
                           MakeUintegerAccessor(&RdmaSwitch::m_kmin),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("Kmax",
-                          "Default ECN Kmax (bytes)",
-                          UintegerValue(400 * 1000),
+                          "Sets the marker's Kmax (bytes) when it has one (RdmaEcnRed); "
+                          "4294967295 = not set",
+                          UintegerValue(kUnsetBytes),
                           MakeUintegerAccessor(&RdmaSwitch::m_kmax),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("Pmax",
-                          "Default ECN marking probability at Kmax",
-                          DoubleValue(0.2),
+                          "Sets the marker's Pmax when it has one (RdmaEcnRed); -1 = not set",
+                          DoubleValue(-1.0),
                           MakeDoubleAccessor(&RdmaSwitch::m_pmax),
                           MakeDoubleChecker<double>())
             .AddAttribute("IntEnabled",
@@ -70,7 +81,7 @@ RdmaSwitch::GetTypeId()
                           MakeDoubleAccessor(&RdmaSwitch::m_refreshFraction),
                           MakeDoubleChecker<double>(0.01, 0.99))
             .AddAttribute("PfcWatchdog",
-                          "Report (NS_LOG_WARN, one std::cerr line, trace PfcWatchdog) an ingress "
+                          "Report (a warning on stderr, counted; trace PfcWatchdog) an ingress "
                           "queue that stays paused longer than this: a likely PFC deadlock "
                           "(cyclic buffer dependency). 0 disables. Reporting only, no drops.",
                           TimeValue(MilliSeconds(10)),
@@ -106,7 +117,7 @@ RdmaSwitch::GetTypeId()
                             MakeTraceSourceAccessor(&RdmaSwitch::m_dropTrace),
                             "ns3::RdmaSwitch::DropTracedCallback")
             .AddTraceSource("LosslessDrop",
-                            "Lossless frame dropped: headroom exhausted, a configuration BUG "
+                            "Lossless frame dropped: headroom exhausted, a configuration error "
                             "(node, ingress port, prio, headers)",
                             MakeTraceSourceAccessor(&RdmaSwitch::m_losslessDropTrace),
                             "ns3::RdmaSwitch::DropTracedCallback");
@@ -137,8 +148,8 @@ RdmaSwitch::NotifyNewAggregate()
 void
 RdmaSwitch::DoInitialize()
 {
-    const std::string e = CheckEcn(m_kmin, m_kmax, m_pmax);
-    NS_ABORT_MSG_IF(!e.empty(), GetName() << ": " << e);
+    EnsureMarker();
+    UpdateMarkerHooks(); // EcnEnabled / IntEnabled may have changed since the ports were added
     m_mmu->SetName(GetName());
     m_mmu->Finalize();
     if (NeedDequeueHook())
@@ -152,6 +163,88 @@ RdmaSwitch::DoInitialize()
 }
 
 void
+RdmaSwitch::EnsureMarker()
+{
+    if (m_marker)
+    {
+        return;
+    }
+    if (!m_markerType.HasConstructor() || !m_markerType.IsChildOf(RdmaEcnMarker::GetTypeId()))
+    {
+        throw astra::InputError(GetName() + ": EcnMarker " + m_markerType.GetName() +
+                                " is not a constructible ns3::RdmaEcnMarker");
+    }
+    ObjectFactory f;
+    f.SetTypeId(m_markerType);
+    SetEcnMarker(f.Create<RdmaEcnMarker>());
+}
+
+void
+RdmaSwitch::SetEcnMarker(Ptr<RdmaEcnMarker> marker)
+{
+    NS_ABORT_MSG_IF(!marker, GetName() << ": null ECN marker");
+    NS_ABORT_MSG_IF(marker->GetNPorts() != 0,
+                    GetName() << ": the ECN marker already has ports (one marker per switch)");
+
+    // the switch-level aliases, where set, override the marker's own attributes
+    const struct
+    {
+        const char* name;
+        const char* alias;
+        bool set;
+        Ptr<AttributeValue> value;
+    } aliases[] = {
+        {"Kmin", "Kmin", m_kmin != kUnsetBytes, Create<UintegerValue>(m_kmin)},
+        {"Kmax", "Kmax", m_kmax != kUnsetBytes, Create<UintegerValue>(m_kmax)},
+        {"Pmax", "Pmax", m_pmax != -1.0, Create<DoubleValue>(m_pmax)},
+        {"AtDequeue", "EcnAtDequeue", m_ecnAtDequeue, Create<BooleanValue>(true)},
+    };
+
+    const TypeId tid = marker->GetInstanceTypeId();
+    for (const auto& a : aliases)
+    {
+        TypeId::AttributeInformation info;
+        if (!a.set)
+        {
+            continue;
+        }
+        if (!tid.LookupAttributeByName(a.name, &info) ||
+            !marker->SetAttributeFailSafe(a.name, *a.value))
+        {
+            throw astra::InputError(GetName() + ": RdmaSwitch::" + a.alias +
+                                    " is set but the EcnMarker " + tid.GetName() +
+                                    " has no attribute " + a.name);
+        }
+    }
+    const std::string e = marker->Validate();
+    if (!e.empty())
+    {
+        throw astra::InputError(GetName() + ": " + tid.GetName() + ": " + e);
+    }
+    m_marker = marker;
+    for (const Ptr<RdmaNetDevice>& dev : m_ports)
+    {
+        m_marker->AddPort(dev->GetDataRate().GetBitRate());
+    }
+    UpdateMarkerHooks();
+}
+
+Ptr<RdmaEcnMarker>
+RdmaSwitch::GetEcnMarker()
+{
+    EnsureMarker();
+    return m_marker;
+}
+
+void
+RdmaSwitch::UpdateMarkerHooks()
+{
+    const bool on = m_ecnEnabled && m_marker;
+    m_enqMarker = on && !m_marker->IsAtDequeue() ? PeekPointer(m_marker) : nullptr;
+    m_deqMarker = on && m_marker->IsAtDequeue() ? PeekPointer(m_marker) : nullptr;
+}
+
+void
 RdmaSwitch::DoDispose()
 {
     for (EventId& ev : m_refresh)
@@ -162,6 +255,9 @@ RdmaSwitch::DoDispose()
     m_mmu = nullptr;
     m_table = nullptr;
     m_rng = nullptr;
+    m_enqMarker = nullptr;
+    m_deqMarker = nullptr;
+    m_marker = nullptr;
     Object::DoDispose();
 }
 
@@ -198,15 +294,17 @@ RdmaSwitch::AddPort(Ptr<RdmaNetDevice> dev)
     }
     else
     {
-        NS_LOG_WARN(GetName() << " port " << idx
-                              << ": no channel Delay known; headroom sized for zero delay");
+        ASTRA_WARN("switch-port-without-delay",
+                   GetName() << " port " << idx
+                             << ": no channel Delay known; PFC headroom sized for zero delay");
     }
     const uint32_t mtuFrame =
         dev->GetMtu() + RoceHeader::kEthBytes + RoceHeader::kFcsBytes + kEthernetWireOverhead;
     const uint32_t mmuIdx = m_mmu->AddPort(dev->GetDataRate(), delay, mtuFrame);
     NS_ASSERT(mmuIdx == idx);
+    EnsureMarker();
+    m_marker->AddPort(dev->GetDataRate().GetBitRate());
     m_ports.push_back(dev);
-    m_ecn.push_back(RdmaEcnConfig{m_kmin, m_kmax, m_pmax});
     m_refresh.resize(m_ports.size() * SwitchMmu::kPrios);
     m_pauseStart.resize(m_ports.size() * SwitchMmu::kPrios);
     m_watchdogFired.resize(m_ports.size() * SwitchMmu::kPrios, false);
@@ -258,31 +356,18 @@ RdmaSwitch::SetForwardingTable(Ptr<RdmaForwardingTable> t)
     m_table = t;
 }
 
-std::string
-RdmaSwitch::CheckEcn(uint32_t kminBytes, uint32_t kmaxBytes, double pmax)
-{
-    std::ostringstream os;
-    if (kminBytes > kmaxBytes)
-    {
-        os << "ECN: Kmin (" << kminBytes << " B) must be <= Kmax (" << kmaxBytes << " B)";
-    }
-    else if (!(pmax >= 0.0 && pmax <= 1.0))
-    {
-        os << "ECN: Pmax (" << pmax << ") must be within [0, 1]";
-    }
-    return os.str();
-}
-
 void
 RdmaSwitch::SetEcnThresholds(uint32_t port, uint32_t kminBytes, uint32_t kmaxBytes, double pmax)
 {
-    const std::string e = CheckEcn(kminBytes, kmaxBytes, pmax);
-    if (!e.empty())
+    EnsureMarker();
+    try
     {
-        NS_FATAL_ERROR(GetName() << " port " << port << ": " << e);
+        m_marker->SetThresholds(port, RdmaEcnConfig{kminBytes, kmaxBytes, pmax});
     }
-    NS_ABORT_MSG_IF(port >= m_ecn.size(), GetName() << ": no port " << port);
-    m_ecn[port] = RdmaEcnConfig{kminBytes, kmaxBytes, pmax};
+    catch (const astra::InputError& e)
+    {
+        throw astra::InputError(GetName() + ": " + e.what());
+    }
 }
 
 void
@@ -316,37 +401,15 @@ RdmaSwitch::GetPriorityRemap(uint32_t port, uint8_t prio) const
 RdmaEcnConfig
 RdmaSwitch::GetEcnThresholds(uint32_t port) const
 {
-    return m_ecn.at(port);
-}
-
-double
-RdmaSwitch::MarkProbability(uint64_t qBytes, const RdmaEcnConfig& cfg)
-{
-    if (qBytes <= cfg.kminBytes)
-    {
-        return 0.0;
-    }
-    if (qBytes > cfg.kmaxBytes)
-    {
-        return 1.0;
-    }
-    return cfg.pmax * static_cast<double>(qBytes - cfg.kminBytes) /
-           static_cast<double>(cfg.kmaxBytes - cfg.kminBytes);
+    NS_ABORT_MSG_IF(!m_marker, GetName() << ": no port " << port);
+    return m_marker->GetThresholds(port);
 }
 
 bool
-RdmaSwitch::ShouldMark(uint32_t port, uint64_t qBytes)
+RdmaSwitch::ShouldMark(uint32_t port, uint64_t qBytes, uint8_t prio)
 {
-    const double p = MarkProbability(qBytes, m_ecn[port]);
-    if (p <= 0.0)
-    {
-        return false;
-    }
-    if (p >= 1.0)
-    {
-        return true;
-    }
-    return m_rng->GetValue() < p;
+    EnsureMarker();
+    return m_marker->ShouldMark(port, prio, qBytes, *m_rng);
 }
 
 int64_t
@@ -389,8 +452,10 @@ RdmaSwitch::ForwardFrom(uint32_t inPort, RdmaQueuedFrame& frame)
     if (out >= m_ports.size())
     {
         ++m_drops;
-        NS_LOG_WARN(GetName() << ": no route to " << m.dstIp << " (host "
-                              << RdmaAddressing::IpToHostIndex(m.dstIp) << "), dropped");
+        ASTRA_WARN("rdma-no-route",
+                   GetName() << ": no route to " << Ipv4Address(m.dstIp) << " (host "
+                             << RdmaAddressing::IpToHostIndex(m.dstIp)
+                             << "), frame dropped (later ones counted)");
         m_dropTrace(m_nodeId, inPort, prio, m);
         return;
     }
@@ -402,13 +467,15 @@ RdmaSwitch::ForwardFrom(uint32_t inPort, RdmaQueuedFrame& frame)
         if (r.verdict == SwitchMmu::LOSSLESS_DROP)
         {
             ++m_losslessDrops;
-            NS_LOG_ERROR("LOSSLESS DROP at " << GetName() << " port " << inPort << " priority "
-                                             << unsigned(prio) << ": headroom exhausted");
-            std::cerr << "astra-sim BUG: lossless drop at " << GetName() << " port " << inPort
-                      << " priority " << unsigned(prio) << " (headroom "
-                      << m_mmu->GetHeadroom(inPort)
-                      << " B exhausted) t=" << Simulator::Now().GetNanoSeconds() << "ns"
-                      << std::endl;
+            // one line per (switch, port, priority); the summary counts the frames
+            ASTRA_WARN("lossless-drop " + GetName() + " port " + std::to_string(inPort) +
+                           " priority " + std::to_string(unsigned(prio)),
+                       "lossless drop at " << GetName() << " port " << inPort << " priority "
+                                           << unsigned(prio) << " (PFC headroom "
+                                           << m_mmu->GetHeadroom(inPort) << " B exhausted) at "
+                                           << Simulator::Now().GetNanoSeconds()
+                                           << " ns: a configuration error (headroom, "
+                                              "ResponseTime or buffer too small)");
             m_losslessDropTrace(m_nodeId, inPort, prio, m);
         }
         else
@@ -428,8 +495,8 @@ RdmaSwitch::ForwardFrom(uint32_t inPort, RdmaQueuedFrame& frame)
         RoceFrame::Sync(frame.packet, m);
     }
     const uint64_t qAfter = m_mmu->GetEgressBytes(out, outPrio);
-    if (m_ecnEnabled && !m_ecnAtDequeue && (m.ecn == 1 || m.ecn == 2) &&
-        ShouldMark(out, qAfter - bytes))
+    if (m_enqMarker && (m.ecn == 1 || m.ecn == 2) &&
+        m_enqMarker->ShouldMark(out, outPrio, qAfter - bytes, *m_rng))
     {
         MarkCe(frame);
         ++m_marks;
@@ -447,7 +514,7 @@ RdmaSwitch::ForwardFrom(uint32_t inPort, RdmaQueuedFrame& frame)
 bool
 RdmaSwitch::NeedDequeueHook() const
 {
-    return m_intEnabled || (m_ecnEnabled && m_ecnAtDequeue);
+    return m_intEnabled || m_deqMarker;
 }
 
 void
@@ -460,11 +527,11 @@ RdmaSwitch::OnDequeue(Ptr<RdmaNetDevice> dev, RdmaQueuedFrame& frame)
     }
     const uint32_t out = dev->GetPortIndex();
     const uint8_t prio = m.priority & 7;
-    if (m_ecnEnabled && m_ecnAtDequeue && (m.ecn == 1 || m.ecn == 2))
+    if (m_deqMarker && (m.ecn == 1 || m.ecn == 2))
     {
         const uint64_t q = m_mmu->GetEgressBytes(out, prio);
         const uint64_t behind = q > m.frameBytes ? q - m.frameBytes : 0;
-        if (ShouldMark(out, behind))
+        if (m_deqMarker->ShouldMark(out, prio, behind, *m_rng))
         {
             MarkCe(frame);
             ++m_marks;
@@ -560,22 +627,12 @@ RdmaSwitch::RefreshPause(uint32_t port, uint8_t prio)
     {
         m_watchdogFired[k] = true;
         ++m_watchdogEvents;
-        NS_LOG_WARN(GetName() << " port " << port << " priority " << unsigned(prio)
-                              << " paused for " << (Simulator::Now() - m_pauseStart[k]).As(Time::US)
-                              << ": possible PFC deadlock");
-        if (m_watchdogEvents <= 4)
-        {
-            std::cerr << "astra-sim warning: " << GetName() << " port " << port << " priority "
-                      << unsigned(prio) << " has been PFC-paused for "
-                      << (Simulator::Now() - m_pauseStart[k]).As(Time::US)
-                      << " (PfcWatchdog): possible PFC deadlock (cyclic buffer dependency)"
-                      << std::endl;
-            if (m_watchdogEvents == 4)
-            {
-                std::cerr << "astra-sim warning: " << GetName()
-                          << ": further PfcWatchdog reports only traced/counted" << std::endl;
-            }
-        }
+        ASTRA_WARN("pfc-watchdog",
+                   GetName() << " port " << port << " priority " << unsigned(prio)
+                             << " has been PFC-paused for "
+                             << (Simulator::Now() - m_pauseStart[k]).As(Time::US)
+                             << " (PfcWatchdog): possible PFC deadlock (cyclic buffer "
+                                "dependency); later reports are counted");
         m_watchdogTrace(m_nodeId, port, prio);
     }
     SendPause(port, prio, true);

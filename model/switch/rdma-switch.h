@@ -2,8 +2,9 @@
  * RdmaSwitch: packet-level RoCEv2 switch logic, aggregated to an ns3::Node
  * whose ports are RdmaNetDevices. Per frame (store-and-forward, no extra
  * events): forwarding-table lookup by destination host index + ECMP,
- * SwitchMmu admission (PFC dynamic threshold, headroom), RED-like ECN marking
- * on the egress queue, enqueue on the egress device. When the egress device
+ * SwitchMmu admission (PFC dynamic threshold, headroom), ECN marking by the
+ * switch's RdmaEcnMarker (rdma-ecn-marker.h: RED by default, at enqueue or at
+ * dequeue), enqueue on the egress device. When the egress device
  * finished sending a frame the MMU is released and PFC resume is sent when
  * the ingress queue drained. Per-priority egress scheduling and PFC reaction
  * are the device's job.
@@ -12,6 +13,7 @@
 #ifndef RDMA_SWITCH_H
 #define RDMA_SWITCH_H
 
+#include "rdma-ecn-marker.h"
 #include "rdma-forwarding-table.h"
 #include "switch-mmu.h"
 
@@ -32,17 +34,6 @@ namespace ns3
 
 /**
  * \ingroup astra-sim
- * ECN (RED-like) marking parameters of one egress port.
- */
-struct RdmaEcnConfig
-{
-    uint32_t kminBytes{0}; //!< below: never mark
-    uint32_t kmaxBytes{0}; //!< above: always mark
-    double pmax{0};        //!< marking probability at kmax
-};
-
-/**
- * \ingroup astra-sim
  * RoCEv2 switch: forwarding, ECMP, shared-buffer MMU with PFC, ECN, INT.
  */
 class RdmaSwitch : public Object, public RdmaFrameReceiver
@@ -51,6 +42,9 @@ class RdmaSwitch : public Object, public RdmaFrameReceiver
     static TypeId GetTypeId(); //!< \return the TypeId
     RdmaSwitch();
     ~RdmaSwitch() override;
+
+    /// Kmin / Kmax attribute value meaning "not set: the marker's own value applies".
+    static constexpr uint32_t kUnsetBytes = 0xFFFFFFFFu;
 
     /// Tag OR-ed into RdmaQueuedFrame::inPort of frames queued by a transit forwarder.
     static constexpr uint32_t kTransitTag = 0x80000000u;
@@ -74,14 +68,27 @@ class RdmaSwitch : public Object, public RdmaFrameReceiver
     void SetForwardingTable(Ptr<RdmaForwardingTable> t); //!< replace the table
 
     /**
-     * Override the ECN thresholds of one egress port (fatal error if invalid).
+     * Use this marker (instead of one created from the EcnMarker attribute);
+     * call before the first AddPort. Each switch needs its own marker object.
+     * The switch's Kmin / Kmax / Pmax / EcnAtDequeue, where set, are applied
+     * to it (astra::InputError if it has no such attribute or its values are
+     * invalid); its attributes are read when each port is added.
+     * \param marker the marker
+     */
+    void SetEcnMarker(Ptr<RdmaEcnMarker> marker);
+    /// \return the marker (created from the attributes if none was set)
+    Ptr<RdmaEcnMarker> GetEcnMarker();
+
+    /**
+     * Override the ECN thresholds of one egress port (the marker's
+     * SetThresholds; throws astra::InputError if invalid).
      * \param port port index
      * \param kminBytes Kmin
      * \param kmaxBytes Kmax
      * \param pmax Pmax
      */
     void SetEcnThresholds(uint32_t port, uint32_t kminBytes, uint32_t kmaxBytes, double pmax);
-    /// \return ECN config of a port
+    /// \return ECN thresholds of a port (the marker's)
     RdmaEcnConfig GetEcnThresholds(uint32_t port) const;
 
     /**
@@ -98,31 +105,14 @@ class RdmaSwitch : public Object, public RdmaFrameReceiver
     uint8_t GetPriorityRemap(uint32_t port, uint8_t prio) const;
 
     /**
-     * Validate ECN parameters.
-     * \param kminBytes Kmin
-     * \param kmaxBytes Kmax
-     * \param pmax Pmax
-     * \return "" if valid, else the error text
-     */
-    static std::string CheckEcn(uint32_t kminBytes, uint32_t kmaxBytes, double pmax);
-
-    /**
-     * RED marking probability: 0 below Kmin, 1 above Kmax, else
-     * Pmax x (q - Kmin) / (Kmax - Kmin).
-     * \param qBytes egress queue length
-     * \param cfg thresholds
-     * \return probability
-     */
-    static double MarkProbability(uint64_t qBytes, const RdmaEcnConfig& cfg);
-
-    /**
-     * Decide whether to mark a frame at queue length q (draws from the switch's
-     * random stream only when 0 < p < 1). Counts nothing.
+     * The switch's marking decision for a frame at queue length q (its
+     * marker, with the switch's random stream). Counts nothing.
      * \param port egress port
      * \param qBytes queue length
+     * \param prio egress priority
      * \return true to mark
      */
-    bool ShouldMark(uint32_t port, uint64_t qBytes);
+    bool ShouldMark(uint32_t port, uint64_t qBytes, uint8_t prio = 0);
 
     /**
      * Assign the stream of the ECN random variable.
@@ -204,9 +194,13 @@ class RdmaSwitch : public Object, public RdmaFrameReceiver
     void SendResume(uint32_t port, uint8_t prio);              //!< resume upstream
     void MarkCe(RdmaQueuedFrame& frame);                       //!< set CE in bytes and meta
     uint32_t NodeId() const;                                   //!< node id (or 0)
+    void EnsureMarker();      //!< create the marker from the attributes if none was set
+    void UpdateMarkerHooks(); //!< the marking points (enqueue / dequeue) from the attributes
 
     std::vector<Ptr<RdmaNetDevice>> m_ports;     //!< ports
-    std::vector<RdmaEcnConfig> m_ecn;            //!< ECN config per port
+    Ptr<RdmaEcnMarker> m_marker;                 //!< ECN marking policy
+    RdmaEcnMarker* m_enqMarker{nullptr};         //!< m_marker if it marks at enqueue (ECN on)
+    RdmaEcnMarker* m_deqMarker{nullptr};         //!< m_marker if it marks at dequeue (ECN on)
     std::vector<std::array<uint8_t, 8>> m_remap; //!< priority re-tag per egress port
     std::vector<bool> m_remapPorts;              //!< port has a re-tag
     std::vector<EventId> m_refresh;              //!< pause refresh per (port, prio)
@@ -219,10 +213,11 @@ class RdmaSwitch : public Object, public RdmaFrameReceiver
 
     // attributes
     bool m_ecnEnabled;        //!< mark ECN
-    bool m_ecnAtDequeue;      //!< mark at dequeue (needs device hook)
-    uint32_t m_kmin;          //!< default Kmin
-    uint32_t m_kmax;          //!< default Kmax
-    double m_pmax;            //!< default Pmax
+    TypeId m_markerType;      //!< EcnMarker
+    bool m_ecnAtDequeue;      //!< EcnAtDequeue (sets the marker's AtDequeue when true)
+    uint32_t m_kmin;          //!< Kmin alias (kUnsetBytes: the marker's own)
+    uint32_t m_kmax;          //!< Kmax alias (kUnsetBytes: the marker's own)
+    double m_pmax;            //!< Pmax alias (negative: the marker's own)
     bool m_intEnabled;        //!< INT on
     uint16_t m_pauseQuanta;   //!< quanta of PAUSE frames
     double m_refreshFraction; //!< refresh after this fraction of the pause time

@@ -1,5 +1,6 @@
 #include "switch-mmu.h"
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -227,7 +228,7 @@ SwitchMmu::Finalize()
     const std::string err = CheckConfiguration();
     if (!err.empty())
     {
-        NS_FATAL_ERROR(err);
+        throw astra::InputError(err);
     }
     uint64_t nLossless = 0;
     for (uint8_t p = 0; p < kPrios; ++p)
@@ -245,11 +246,12 @@ SwitchMmu::Finalize()
     const double pausePoint = m_alpha / (1 + m_alpha) * static_cast<double>(m_sharedPool);
     if (nLossless > 0 && static_cast<double>(GetHysteresisBytes()) >= pausePoint)
     {
-        NS_LOG_WARN(m_name << ": PFC hysteresis " << GetHysteresisBytes() << " B >= pause point "
-                           << pausePoint
-                           << " B of a single congested queue: ingress queues resume only "
-                              "when empty and links may idle (raise BufferSize or lower "
-                              "HysteresisBytes/MtuFrameBytes)");
+        ASTRA_WARN("pfc-hysteresis-above-pause-point",
+                   m_name << ": PFC hysteresis " << GetHysteresisBytes() << " B >= pause point "
+                          << pausePoint
+                          << " B of a single congested queue: ingress queues resume only "
+                             "when empty and links may idle (raise BufferSize or lower "
+                             "HysteresisBytes/MtuFrameBytes)");
     }
     NS_LOG_INFO(m_name << ": " << m_ports.size() << " ports, shared pool " << m_sharedPool
                        << " B of " << m_bufferBytes << " B");

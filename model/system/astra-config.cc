@@ -1,15 +1,14 @@
 /*
- * Parsers of ASTRA-sim configuration files.
+ * The parsers of ASTRA-sim's configuration files (astra-config.h).
  */
 
 #include "astra-config.h"
 
-#include "ns3/log.h"
+#include "ns3/chakra-reader.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -18,9 +17,6 @@
 
 namespace ns3
 {
-
-NS_LOG_COMPONENT_DEFINE("AstraConfig");
-
 namespace astra
 {
 
@@ -28,6 +24,11 @@ namespace
 {
 
 using nlohmann::json;
+
+/// Largest delay or latency accepted, in ns (1000 s; a simulation time is an int64 of ns).
+constexpr double kMaxNs = 1e12;
+/// Largest chunk count accepted (preferred-dataset-splits, active-chunks-per-dimension).
+constexpr uint32_t kMaxChunks = 1000000;
 
 [[noreturn]] void
 Fail(const std::string& file, const std::string& what)
@@ -41,209 +42,162 @@ FailKey(const std::string& file, const std::string& key, const std::string& what
     throw ConfigError(file + ": key '" + key + "': " + what);
 }
 
+/// Shortest text of a number (as a user would write it).
 std::string
-ReadFile(const std::string& path, const char* what)
+NumberText(double d)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-    {
-        throw ConfigError(path + ": cannot open " + what);
-    }
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    std::ostringstream os;
+    os << d;
+    return os.str();
 }
 
-json
-ParseJson(const std::string& text, const std::string& name)
-{
-    try
-    {
-        return json::parse(text);
-    }
-    catch (const json::parse_error& e)
-    {
-        Fail(name, std::string("invalid JSON: ") + e.what());
-    }
-}
-
-size_t
-EditDistance(const std::string& a, const std::string& b)
-{
-    std::vector<size_t> prev(b.size() + 1);
-    std::vector<size_t> cur(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j)
-    {
-        prev[j] = j;
-    }
-    for (size_t i = 1; i <= a.size(); ++i)
-    {
-        cur[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j)
-        {
-            size_t sub = prev[j - 1] + (std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0 : 1);
-            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-        }
-        std::swap(prev, cur);
-    }
-    return prev[b.size()];
-}
-
-std::string
-Normalize(std::string s)
-{
-    for (auto& c : s)
-    {
-        c = c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    return s;
-}
-
-/// " (did you mean 'x'?)" or "".
-std::string
-DidYouMean(const std::string& key, const std::vector<std::string>& known)
-{
-    std::string best;
-    size_t bestD = std::string::npos;
-    for (const auto& k : known)
-    {
-        size_t d = Normalize(k) == Normalize(key) ? 0 : EditDistance(key, k);
-        if (d < bestD)
-        {
-            bestD = d;
-            best = k;
-        }
-    }
-    if (!best.empty() && bestD <= std::max<size_t>(1, key.size() / 4))
-    {
-        return " (did you mean '" + best + "'?)";
-    }
-    return "";
-}
-
-std::string
-Dump(const json& v)
-{
-    return v.dump();
-}
-
-/// Typed access to one key's value, with file/key context.
+/**
+ * Typed access to one key's value, with file / key context. In JSON, numbers
+ * must be JSON numbers and switches true / false or 0 / 1; in the ASTRA-sim
+ * 1.0 text form (and for formats that write numbers as strings) they are text.
+ */
 class Value
 {
   public:
-    Value(const std::string& file, const std::string& key, const json& v)
+    /**
+     * \param file file name
+     * \param key key
+     * \param v the value
+     * \param text numbers and switches may be strings
+     */
+    Value(const std::string& file, const std::string& key, const json& v, bool text)
         : m_file(file),
           m_key(key),
-          m_v(v)
+          m_v(v),
+          m_text(text)
     {
     }
 
+    /// \return the value as written (for messages)
+    std::string Text() const
+    {
+        return m_v.is_string() && m_text ? m_v.get<std::string>() : m_v.dump();
+    }
+
+    /// \return a finite number
     double Number() const
     {
+        double d = 0;
         if (m_v.is_number())
         {
-            return m_v.get<double>();
+            d = m_v.get<double>();
         }
-        if (m_v.is_string())
+        else if (m_v.is_string() && m_text)
         {
             const std::string& s = m_v.get_ref<const std::string&>();
             char* end = nullptr;
-            double d = std::strtod(s.c_str(), &end);
-            if (!s.empty() && end && *end == '\0' && std::isfinite(d))
+            d = std::strtod(s.c_str(), &end);
+            if (s.empty() || end == nullptr || *end != '\0' ||
+                std::isspace(static_cast<unsigned char>(s[0])))
             {
-                return d;
+                FailKey(m_file, m_key, "expected a number, found '" + s + "'");
             }
         }
-        FailKey(m_file, m_key, "expected a number, found " + Dump(m_v));
-    }
-
-    double NonNegative() const
-    {
-        double d = Number();
-        if (d < 0)
+        else
         {
-            FailKey(m_file, m_key, "must be >= 0, found " + Dump(m_v));
+            FailKey(m_file, m_key, "expected a number, found " + m_v.dump());
+        }
+        if (!std::isfinite(d))
+        {
+            FailKey(m_file, m_key, "expected a finite number, found " + Text());
         }
         return d;
     }
 
-    uint32_t Count(uint32_t min) const
+    /// \return a number in [0, max] \param max the largest value accepted
+    double NonNegative(double max = std::numeric_limits<double>::max()) const
     {
-        double d = Number();
-        if (d != std::floor(d) || d < min || d > 4294967295.0)
+        const double d = Number();
+        if (d < 0)
+        {
+            FailKey(m_file, m_key, "must be >= 0, found " + Text());
+        }
+        if (d > max)
+        {
+            FailKey(m_file, m_key, "must be at most " + NumberText(max) + ", found " + Text());
+        }
+        return d;
+    }
+
+    /// \return an integer in [min, max] \param min smallest \param max largest
+    uint32_t Count(uint32_t min, uint32_t max = std::numeric_limits<uint32_t>::max()) const
+    {
+        const double d = Number();
+        if (d != std::floor(d) || d < min || d > max)
         {
             FailKey(m_file,
                     m_key,
-                    "expected an integer >= " + std::to_string(min) + ", found " + Dump(m_v));
+                    "expected an integer from " + std::to_string(min) + " to " +
+                        std::to_string(max) + ", found " + Text());
         }
         return static_cast<uint32_t>(d);
     }
 
+    /// \return an integer
     int64_t Int() const
     {
-        double d = Number();
-        if (d != std::floor(d))
+        const double d = Number();
+        if (d != std::floor(d) || std::fabs(d) > 9e15)
         {
-            FailKey(m_file, m_key, "expected an integer, found " + Dump(m_v));
+            FailKey(m_file, m_key, "expected an integer, found " + Text());
         }
         return static_cast<int64_t>(d);
     }
 
+    /// \return a switch: true / false, 0 / 1 (and "true" / "false" / "0" / "1" as text)
     bool Bool() const
     {
         if (m_v.is_boolean())
         {
             return m_v.get<bool>();
         }
-        if (m_v.is_string())
+        if (m_v.is_number() || (m_v.is_string() && m_text))
         {
-            std::string s = Normalize(m_v.get<std::string>());
-            if (s == "true")
+            if (m_v.is_string())
             {
-                return true;
+                std::string s = m_v.get<std::string>();
+                std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) {
+                    return static_cast<char>(std::tolower(c));
+                });
+                if (s == "true" || s == "1")
+                {
+                    return true;
+                }
+                if (s == "false" || s == "0")
+                {
+                    return false;
+                }
             }
-            if (s == "false")
+            else if (m_v.get<double>() == 0 || m_v.get<double>() == 1)
             {
-                return false;
+                return m_v.get<double>() == 1;
             }
         }
-        if (m_v.is_number() || m_v.is_string())
-        {
-            double d = 0;
-            try
-            {
-                d = Number();
-            }
-            catch (const ConfigError&)
-            {
-                d = -1;
-            }
-            if (d == 0 || d == 1)
-            {
-                return d == 1;
-            }
-        }
-        FailKey(m_file, m_key, "expected 0/1 or true/false, found " + Dump(m_v));
+        FailKey(m_file, m_key, "expected 0/1 or true/false, found " + Text());
     }
 
+    /// \return a string
     std::string String() const
     {
         if (!m_v.is_string())
         {
-            FailKey(m_file, m_key, "expected a string, found " + Dump(m_v));
+            FailKey(m_file, m_key, "expected a string, found " + m_v.dump());
         }
         return m_v.get<std::string>();
     }
 
+    /// \return one of \p allowed (exact spelling) \param allowed the accepted strings
     std::string OneOf(const std::vector<std::string>& allowed) const
     {
-        std::string s = String();
-        for (const auto& a : allowed)
+        const std::string s = String();
+        if (std::find(allowed.begin(), allowed.end(), s) != allowed.end())
         {
-            if (a == s)
-            {
-                return s;
-            }
+            return s;
         }
         std::string list;
         for (const auto& a : allowed)
@@ -256,23 +210,29 @@ class Value
                     DidYouMean(s, allowed));
     }
 
-    /// A list of strings; a single string "a_b" (ASTRA-sim 1.0 style) is split on '_'.
+    /**
+     * \return a list of strings; a single string "a_b" (ASTRA-sim 1.0 style)
+     * is split on '_' when \p splitUnderscore
+     * \param splitUnderscore split a single string on '_'
+     */
     std::vector<std::string> StringList(bool splitUnderscore) const
     {
         std::vector<std::string> out;
         if (m_v.is_string())
         {
-            std::string s = m_v.get<std::string>();
+            const std::string s = m_v.get<std::string>();
             if (!splitUnderscore)
             {
                 out.push_back(s);
-                return out;
             }
-            std::stringstream ss(s);
-            std::string part;
-            while (std::getline(ss, part, '_'))
+            else
             {
-                out.push_back(part);
+                std::stringstream ss(s);
+                std::string part;
+                while (std::getline(ss, part, '_'))
+                {
+                    out.push_back(part);
+                }
             }
         }
         else if (m_v.is_array())
@@ -281,14 +241,14 @@ class Value
             {
                 if (!e.is_string())
                 {
-                    FailKey(m_file, m_key, "expected a list of strings, found " + Dump(m_v));
+                    FailKey(m_file, m_key, "expected a list of strings, found " + m_v.dump());
                 }
                 out.push_back(e.get<std::string>());
             }
         }
         else
         {
-            FailKey(m_file, m_key, "expected a list of strings, found " + Dump(m_v));
+            FailKey(m_file, m_key, "expected a list of strings, found " + m_v.dump());
         }
         if (out.empty())
         {
@@ -297,14 +257,15 @@ class Value
         return out;
     }
 
-    std::vector<CollAlgorithm> Algorithms() const
+    /// \return the algorithms of an *-implementation list
+    std::vector<AlgoSpec> Algorithms() const
     {
-        std::vector<CollAlgorithm> out;
+        std::vector<AlgoSpec> out;
         for (const auto& s : StringList(true))
         {
             try
             {
-                out.push_back(CollAlgorithm::Parse(s));
+                out.push_back(AlgoSpec::Parse(s));
             }
             catch (const ConfigError& e)
             {
@@ -315,9 +276,10 @@ class Value
     }
 
   private:
-    const std::string& m_file;
-    const std::string& m_key;
-    const json& m_v;
+    std::string m_file; //!< file name
+    std::string m_key;  //!< key
+    const json& m_v;    //!< value
+    bool m_text;        //!< numbers and switches may be strings
 };
 
 bool
@@ -328,15 +290,6 @@ PrefixExists(const std::string& prefix)
            stat((prefix + ".0.et.gz").c_str(), &st) == 0;
 }
 
-const std::vector<std::string> kAlgoNames = {"ring",
-                                             "direct",
-                                             "directN",
-                                             "halvingDoubling",
-                                             "doubleBinaryTree",
-                                             "oneRing",
-                                             "oneDirect",
-                                             "oneHalvingDoubling"};
-
 /// Converts the ASTRA-sim 1.0 "key: value" form into a JSON object of strings.
 json
 TxtToJson(const std::string& text, const std::string& name)
@@ -345,28 +298,28 @@ TxtToJson(const std::string& text, const std::string& name)
     std::istringstream in(text);
     std::string line;
     int lineNo = 0;
+    auto trim = [](const std::string& s) {
+        const size_t a = s.find_first_not_of(" \t\r");
+        const size_t b = s.find_last_not_of(" \t\r");
+        return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+    };
     while (std::getline(in, line))
     {
         ++lineNo;
-        auto trim = [](std::string s) {
-            size_t a = s.find_first_not_of(" \t\r");
-            size_t b = s.find_last_not_of(" \t\r");
-            return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
-        };
         line = trim(line);
         if (line.empty() || line[0] == '#')
         {
             continue;
         }
-        size_t colon = line.find(':');
+        const size_t colon = line.find(':');
         if (colon == std::string::npos)
         {
             Fail(name,
                  "line " + std::to_string(lineNo) + ": expected 'key: value', found '" + line +
                      "'");
         }
-        std::string key = trim(line.substr(0, colon));
-        std::string value = trim(line.substr(colon + 1));
+        const std::string key = trim(line.substr(0, colon));
+        const std::string value = trim(line.substr(colon + 1));
         if (j.contains(key))
         {
             Fail(name, "line " + std::to_string(lineNo) + ": duplicate key '" + key + "'");
@@ -376,96 +329,162 @@ TxtToJson(const std::string& text, const std::string& name)
     return j;
 }
 
+/// A key of the system configuration and how to read it into SystemConfig.
+struct SystemKey
+{
+    const char* name;                                     //!< the key
+    std::function<void(const Value&, SystemConfig&)> set; //!< reads the value
+};
+
+/// Every key of the ASTRA-sim 2.0 system JSON and of the 1.0 text form.
+const std::vector<SystemKey>&
+SystemKeys()
+{
+    static const std::vector<SystemKey> keys = {
+        {"scheduling-policy",
+         [](const Value& v, SystemConfig& c) {
+             c.schedulingPolicy = v.OneOf({"LIFO", "FIFO", "EXPLICIT"});
+         }},
+        {"collective-optimization",
+         [](const Value& v, SystemConfig& c) {
+             c.collectiveOptimization = v.OneOf({"baseline", "localBWAware"});
+         }},
+        {"all-reduce-implementation",
+         [](const Value& v, SystemConfig& c) { c.allReduceImpl = v.Algorithms(); }},
+        {"all-gather-implementation",
+         [](const Value& v, SystemConfig& c) { c.allGatherImpl = v.Algorithms(); }},
+        {"reduce-scatter-implementation",
+         [](const Value& v, SystemConfig& c) { c.reduceScatterImpl = v.Algorithms(); }},
+        {"all-to-all-implementation",
+         [](const Value& v, SystemConfig& c) { c.allToAllImpl = v.Algorithms(); }},
+        {"all-reduce-implementation-custom",
+         [](const Value& v, SystemConfig& c) { c.allReduceCustom = v.StringList(false); }},
+        {"all-gather-implementation-custom",
+         [](const Value& v, SystemConfig& c) { c.allGatherCustom = v.StringList(false); }},
+        {"reduce-scatter-implementation-custom",
+         [](const Value& v, SystemConfig& c) { c.reduceScatterCustom = v.StringList(false); }},
+        {"all-to-all-implementation-custom",
+         [](const Value& v, SystemConfig& c) { c.allToAllCustom = v.StringList(false); }},
+        {"preferred-dataset-splits",
+         [](const Value& v, SystemConfig& c) {
+             c.preferredDatasetSplits = v.Count(1, kMaxChunks);
+         }},
+        {"active-chunks-per-dimension",
+         [](const Value& v, SystemConfig& c) {
+             c.activeChunksPerDimension = v.Count(1, kMaxChunks);
+         }},
+        {"endpoint-delay",
+         [](const Value& v, SystemConfig& c) { c.endpointDelay = v.NonNegative(kMaxNs); }},
+        {"local-reduction-delay",
+         [](const Value& v, SystemConfig& c) { c.localReductionDelay = v.NonNegative(kMaxNs); }},
+        {"model-shared-bus", [](const Value& v, SystemConfig& c) { c.modelSharedBus = v.Bool(); }},
+        {"L", [](const Value& v, SystemConfig& c) { c.L = v.NonNegative(kMaxNs); }},
+        {"o", [](const Value& v, SystemConfig& c) { c.o = v.NonNegative(kMaxNs); }},
+        {"g", [](const Value& v, SystemConfig& c) { c.g = v.NonNegative(kMaxNs); }},
+        {"G", [](const Value& v, SystemConfig& c) { c.G = v.NonNegative(); }},
+        {"local-mem-bw", [](const Value& v, SystemConfig& c) { c.localMemBw = v.NonNegative(); }},
+        {"peak-perf", [](const Value& v, SystemConfig& c) { c.peakPerf = v.NonNegative(); }},
+        {"roofline-enabled", [](const Value& v, SystemConfig& c) { c.rooflineEnabled = v.Bool(); }},
+        {"replay-only", [](const Value& v, SystemConfig& c) { c.replayOnly = v.Bool(); }},
+        {"trace-enabled", [](const Value& v, SystemConfig& c) { c.traceEnabled = v.Bool(); }},
+        {"track-local-mem", [](const Value& v, SystemConfig& c) { c.trackLocalMem = v.Bool(); }},
+        {"local-mem-trace-filename",
+         [](const Value& v, SystemConfig& c) { c.localMemTraceFilename = v.String(); }},
+        {"boost-mode", [](const Value& v, SystemConfig& c) { c.boostMode = v.Int(); }},
+        {"intra-dimension-scheduling",
+         [](const Value& v, SystemConfig& c) {
+             c.intraDimensionScheduling =
+                 v.OneOf({"FIFO", "RG", "SCF", "smallestFirst", "lessRemainingPhaseFirst"});
+         }},
+        {"inter-dimension-scheduling",
+         [](const Value& v, SystemConfig& c) {
+             c.interDimensionScheduling = v.OneOf({"baseline",
+                                                   "ascending",
+                                                   "themis",
+                                                   "offlineGreedy",
+                                                   "themisFlex",
+                                                   "offlineGreedyFlex",
+                                                   "roundRobin"});
+         }},
+        // ASTRA-sim 1.0 keys
+        {"packet-routing", [](const Value& v, SystemConfig& c) { c.packetRouting = v.String(); }},
+        {"injection-policy",
+         [](const Value& v, SystemConfig& c) { c.injectionPolicy = v.String(); }},
+        {"seprate-log", [](const Value& v, SystemConfig& c) { c.seprateLog = v.Bool(); }},
+    };
+    return keys;
+}
+
+/**
+ * Warn about every key ASTRA-sim defines that this module does not model,
+ * when its value would have an effect in ASTRA-sim (values equal to
+ * ASTRA-sim's default change nothing there either).
+ * \param c the configuration
+ * \param written the values as written, by key
+ */
+void
+WarnNotModelledKeys(const SystemConfig& c, const std::map<std::string, std::string>& written)
+{
+    auto warn = [&](const char* key, bool effect, const std::string& what) {
+        if (c.Has(key) && effect)
+        {
+            WarnNotModelled(c.file, key, written.at(key), what);
+        }
+    };
+    const std::string logGp = "a parameter of ASTRA-sim's LogGP shared-bus endpoint model, "
+                              "which this module does not have (endpoint-delay is used)";
+    warn("model-shared-bus",
+         c.modelSharedBus,
+         "ASTRA-sim's LogGP shared-bus endpoint model is not implemented; endpoint-delay is "
+         "used");
+    warn("L", c.L != 0, logGp);
+    warn("o", c.o != 0, logGp);
+    warn("g", c.g != 0, logGp);
+    warn("G", c.G != 0, logGp);
+    warn("local-reduction-delay",
+         c.localReductionDelay != 1,
+         "the reduction cost is modelled from local-mem-bw instead");
+    warn("replay-only", c.replayOnly, "every node is simulated");
+    warn("trace-enabled", c.traceEnabled, "use the timeline.json report instead");
+    warn("track-local-mem", c.trackLocalMem, "local memory is not tracked");
+    warn("local-mem-trace-filename",
+         c.localMemTraceFilename != "local_mem_trace",
+         "local memory is not tracked");
+    warn("boost-mode", c.boostMode != 0, "every NPU is simulated");
+    warn("intra-dimension-scheduling",
+         c.intraDimensionScheduling != "FIFO",
+         "chunks of a dimension are served in FIFO order");
+    warn("inter-dimension-scheduling",
+         c.interDimensionScheduling != "baseline" && c.interDimensionScheduling != "ascending",
+         "dimensions are scheduled in the baseline (ascending) order");
+    warn("packet-routing", true, "an ASTRA-sim 1.0 key without an equivalent here");
+    warn("injection-policy", true, "an ASTRA-sim 1.0 key without an equivalent here");
+    warn("seprate-log", true, "an ASTRA-sim 1.0 key without an equivalent here");
+}
+
 } // namespace
 
-const char*
-ConfigAlgoKindName(ConfigAlgoKind k)
-{
-    switch (k)
-    {
-    case ConfigAlgoKind::RING:
-        return "ring";
-    case ConfigAlgoKind::DIRECT:
-        return "direct";
-    case ConfigAlgoKind::HALVING_DOUBLING:
-        return "halvingDoubling";
-    case ConfigAlgoKind::DOUBLE_BINARY_TREE:
-        return "doubleBinaryTree";
-    }
-    return "?";
-}
-
-CollAlgorithm
-CollAlgorithm::Parse(const std::string& name)
-{
-    CollAlgorithm a;
-    a.text = name;
-    std::string n = name;
-    if (n.size() > 3 && n.compare(0, 3, "one") == 0 &&
-        std::isupper(static_cast<unsigned char>(n[3])))
-    {
-        a.flattened = true;
-        n = std::string(1, static_cast<char>(std::tolower(static_cast<unsigned char>(n[3])))) +
-            n.substr(4);
-        if (n == "doubleBinaryTree")
-        {
-            throw ConfigError("unknown algorithm '" + name + "'" + DidYouMean(name, kAlgoNames));
-        }
-    }
-    if (n == "ring")
-    {
-        a.kind = ConfigAlgoKind::RING;
-    }
-    else if (n == "direct")
-    {
-        a.kind = ConfigAlgoKind::DIRECT;
-    }
-    else if (n == "halvingDoubling")
-    {
-        a.kind = ConfigAlgoKind::HALVING_DOUBLING;
-    }
-    else if (n == "doubleBinaryTree")
-    {
-        a.kind = ConfigAlgoKind::DOUBLE_BINARY_TREE;
-    }
-    else if (!a.flattened && n.size() > 6 && n.compare(0, 6, "direct") == 0 &&
-             n.find_first_not_of("0123456789", 6) == std::string::npos && n.size() < 16)
-    {
-        a.kind = ConfigAlgoKind::DIRECT;
-        a.window = static_cast<uint32_t>(std::stoul(n.substr(6)));
-        if (a.window == 0)
-        {
-            throw ConfigError("algorithm '" + name + "': window must be > 0");
-        }
-    }
-    else
-    {
-        throw ConfigError("unknown algorithm '" + name +
-                          "' (expected ring, direct, directN, "
-                          "halvingDoubling, doubleBinaryTree, oneRing, oneDirect or "
-                          "oneHalvingDoubling)" +
-                          DidYouMean(name, kAlgoNames));
-    }
-    return a;
-}
-
 std::string
-SystemConfig::ResolveCustomPrefix(const std::string& prefix) const
+SystemConfig::ResolveCustomPrefix(const std::string& prefix, const std::string& baseDir) const
 {
-    if (prefix.empty() || PrefixExists(prefix))
+    if (prefix.empty())
+    {
+        return "";
+    }
+    if (PrefixExists(prefix))
     {
         return prefix;
     }
     if (prefix[0] == '/')
     {
-        return prefix;
+        return "";
     }
     std::string dir = file;
     size_t slash = dir.find_last_of('/');
     dir = slash == std::string::npos ? "." : dir.substr(0, slash);
     for (int up = 0; up < 16 && !dir.empty(); ++up)
     {
-        std::string cand = dir + "/" + prefix;
+        const std::string cand = dir + "/" + prefix;
         if (PrefixExists(cand))
         {
             return cand;
@@ -477,132 +496,138 @@ SystemConfig::ResolveCustomPrefix(const std::string& prefix) const
         }
         dir = slash == 0 ? "/" : dir.substr(0, slash);
     }
-    return prefix;
+    if (!baseDir.empty() && PrefixExists(baseDir + "/" + prefix))
+    {
+        return baseDir + "/" + prefix;
+    }
+    return "";
 }
 
 SystemConfig
-ParseSystemConfigText(const std::string& text,
-                      const std::string& name,
-                      const ConfigParseOptions& opts)
+ParseSystemConfigText(const std::string& text, const std::string& name)
 {
-    size_t first = text.find_first_not_of(" \t\r\n");
+    const size_t first = text.find_first_not_of(" \t\r\n");
     const bool isJson = first != std::string::npos && (text[first] == '{' || text[first] == '[');
-    json j = isJson ? ParseJson(text, name) : TxtToJson(text, name);
+    const json j = isJson ? ParseJsonText(text, name) : TxtToJson(text, name);
     if (!j.is_object())
     {
         Fail(name, "the system configuration must be a JSON object");
     }
     SystemConfig c;
     c.file = name;
-    using Handler = std::function<void(const Value&)>;
-    const std::vector<std::pair<std::string, Handler>> handlers = {
-        {"scheduling-policy",
-         [&](const Value& v) {
-             c.schedulingPolicy = v.OneOf({"LIFO", "FIFO", "EXPLICIT"});
-         }},
-        {"collective-optimization",
-         [&](const Value& v) {
-             c.collectiveOptimization = v.OneOf({"baseline", "localBWAware"});
-         }},
-        {"all-reduce-implementation", [&](const Value& v) { c.allReduceImpl = v.Algorithms(); }},
-        {"all-gather-implementation", [&](const Value& v) { c.allGatherImpl = v.Algorithms(); }},
-        {"reduce-scatter-implementation",
-         [&](const Value& v) { c.reduceScatterImpl = v.Algorithms(); }},
-        {"all-to-all-implementation", [&](const Value& v) { c.allToAllImpl = v.Algorithms(); }},
-        {"all-reduce-implementation-custom",
-         [&](const Value& v) { c.allReduceCustom = v.StringList(false); }},
-        {"all-gather-implementation-custom",
-         [&](const Value& v) { c.allGatherCustom = v.StringList(false); }},
-        {"reduce-scatter-implementation-custom",
-         [&](const Value& v) { c.reduceScatterCustom = v.StringList(false); }},
-        {"all-to-all-implementation-custom",
-         [&](const Value& v) { c.allToAllCustom = v.StringList(false); }},
-        {"preferred-dataset-splits",
-         [&](const Value& v) { c.preferredDatasetSplits = v.Count(1); }},
-        {"active-chunks-per-dimension",
-         [&](const Value& v) { c.activeChunksPerDimension = v.Count(1); }},
-        {"endpoint-delay", [&](const Value& v) { c.endpointDelay = v.NonNegative(); }},
-        {"local-reduction-delay", [&](const Value& v) { c.localReductionDelay = v.NonNegative(); }},
-        {"model-shared-bus", [&](const Value& v) { c.modelSharedBus = v.Bool(); }},
-        {"L", [&](const Value& v) { c.L = v.NonNegative(); }},
-        {"o", [&](const Value& v) { c.o = v.NonNegative(); }},
-        {"g", [&](const Value& v) { c.g = v.NonNegative(); }},
-        {"G", [&](const Value& v) { c.G = v.NonNegative(); }},
-        {"local-mem-bw", [&](const Value& v) { c.localMemBw = v.NonNegative(); }},
-        {"peak-perf", [&](const Value& v) { c.peakPerf = v.NonNegative(); }},
-        {"roofline-enabled", [&](const Value& v) { c.rooflineEnabled = v.Bool(); }},
-        {"replay-only", [&](const Value& v) { c.replayOnly = v.Bool(); }},
-        {"trace-enabled", [&](const Value& v) { c.traceEnabled = v.Bool(); }},
-        {"track-local-mem", [&](const Value& v) { c.trackLocalMem = v.Bool(); }},
-        {"local-mem-trace-filename", [&](const Value& v) { c.localMemTraceFilename = v.String(); }},
-        {"boost-mode", [&](const Value& v) { c.boostMode = v.Int(); }},
-        {"intra-dimension-scheduling",
-         [&](const Value& v) { c.intraDimensionScheduling = v.String(); }},
-        {"inter-dimension-scheduling",
-         [&](const Value& v) { c.interDimensionScheduling = v.String(); }},
-        // ASTRA-sim 1.0 keys, accepted and ignored
-        {"packet-routing", [&](const Value& v) { c.packetRouting = v.String(); }},
-        {"injection-policy", [&](const Value& v) { c.injectionPolicy = v.String(); }},
-        {"seprate-log", [&](const Value& v) { c.seprateLog = v.Bool(); }},
-    };
+    const auto& keys = SystemKeys();
     std::vector<std::string> known;
-    for (const auto& h : handlers)
+    for (const auto& k : keys)
     {
-        known.push_back(h.first);
+        known.emplace_back(k.name);
     }
+    std::map<std::string, std::string> written;
     for (auto it = j.begin(); it != j.end(); ++it)
     {
         const std::string& key = it.key();
-        auto h = std::find_if(handlers.begin(), handlers.end(), [&](const auto& p) {
-            return p.first == key;
+        auto k = std::find_if(keys.begin(), keys.end(), [&](const SystemKey& s) {
+            return key == s.name;
         });
-        if (h == handlers.end())
+        if (k == keys.end())
         {
-            if (opts.allowUnknownKeys)
-            {
-                NS_LOG_WARN(name << ": ignoring unknown key '" << key << "'");
-                c.unknownKeys[key] = it.value().dump();
-                continue;
-            }
             Fail(name, "unknown key '" + key + "'" + DidYouMean(key, known));
         }
-        h->second(Value(name, key, it.value()));
+        const Value v(name, key, it.value(), !isJson);
+        k->set(v, c);
         c.keys.insert(key);
+        written[key] = v.Text();
     }
-    if (c.boostMode != 0)
-    {
-        NS_LOG_INFO(name << ": boost-mode is ignored");
-    }
+    WarnNotModelledKeys(c, written);
     return c;
 }
 
 SystemConfig
-ParseSystemConfig(const std::string& path, const ConfigParseOptions& opts)
+ParseSystemConfig(const std::string& path)
 {
-    return ParseSystemConfigText(ReadFile(path, "system configuration"), path, opts);
+    return ParseSystemConfigText(ReadInputFile(path, "system configuration"), path);
 }
 
-const char*
-MemoryTypeName(MemoryType t)
+SystemParams
+ToSystemParams(const SystemConfig& c, const std::string& baseDir)
 {
-    switch (t)
+    SystemParams p;
+    p.scheduling = c.schedulingPolicy == "FIFO"       ? SchedulingPolicy::FIFO
+                   : c.schedulingPolicy == "EXPLICIT" ? SchedulingPolicy::EXPLICIT
+                                                      : SchedulingPolicy::LIFO;
+    p.optimization = c.collectiveOptimization == "localBWAware" ? CollOptimization::LOCAL_BW_AWARE
+                                                                : CollOptimization::BASELINE;
+    const std::pair<const std::vector<AlgoSpec>*, std::vector<AlgoSpec>*> lists[] = {
+        {&c.allReduceImpl, &p.allReduce},
+        {&c.allGatherImpl, &p.allGather},
+        {&c.reduceScatterImpl, &p.reduceScatter},
+        {&c.allToAllImpl, &p.allToAll}};
+    for (const auto& l : lists)
     {
-    case MemoryType::NO_MEMORY_EXPANSION:
-        return "NO_MEMORY_EXPANSION";
-    case MemoryType::PER_NODE_MEMORY_EXPANSION:
-        return "PER_NODE_MEMORY_EXPANSION";
-    case MemoryType::PER_NPU_MEMORY_EXPANSION:
-        return "PER_NPU_MEMORY_EXPANSION";
-    case MemoryType::MEMORY_POOL:
-        return "MEMORY_POOL";
+        if (!l.first->empty())
+        {
+            *l.second = *l.first;
+        }
     }
-    return "?";
+
+    struct Custom
+    {
+        const char* key;
+        const std::vector<std::string>* prefixes;
+        CollType type;
+    };
+
+    const Custom customs[] = {
+        {"all-reduce-implementation-custom", &c.allReduceCustom, CollType::ALL_REDUCE},
+        {"all-gather-implementation-custom", &c.allGatherCustom, CollType::ALL_GATHER},
+        {"reduce-scatter-implementation-custom", &c.reduceScatterCustom, CollType::REDUCE_SCATTER},
+        {"all-to-all-implementation-custom", &c.allToAllCustom, CollType::ALL_TO_ALL}};
+    for (const auto& cu : customs)
+    {
+        if (cu.prefixes->empty())
+        {
+            continue;
+        }
+        if (cu.prefixes->size() > 1)
+        {
+            FailKey(c.file,
+                    cu.key,
+                    "one trace prefix expected (the custom algorithm spans every dimension), "
+                    "found " +
+                        std::to_string(cu.prefixes->size()));
+        }
+        const std::string& prefix = cu.prefixes->front();
+        const std::string found = c.ResolveCustomPrefix(prefix, baseDir);
+        if (found.empty())
+        {
+            FailKey(c.file,
+                    cu.key,
+                    "no traces " + prefix +
+                        ".0.et found (looked as given, next to the file and in its parent "
+                        "directories" +
+                        (baseDir.empty() ? std::string() : " and in " + baseDir) + ")");
+        }
+        p.custom[cu.type] =
+            std::make_shared<std::vector<WorkloadGraph>>(ReadChakraPrefix(found, 0));
+    }
+    p.splits = c.preferredDatasetSplits;
+    p.activeChunks = c.activeChunksPerDimension;
+    p.endpointDelayNs = c.endpointDelay;
+    p.localMemBwGBps = c.localMemBw;
+    p.peakPerfTflops = c.peakPerf;
+    p.rooflineEnabled = c.rooflineEnabled;
+    return p;
+}
+
+SystemParams
+LoadSystemParams(const std::string& path, const std::string& baseDir)
+{
+    return ToSystemParams(ParseSystemConfig(path), baseDir);
 }
 
 RemoteMemoryConfig
-ParseRemoteMemoryConfig(const std::string& path, const ConfigParseOptions& opts)
+ParseRemoteMemoryConfig(const std::string& path)
 {
-    json j = ParseJson(ReadFile(path, "remote memory configuration"), path);
+    const json j = ReadJsonFile(path, "remote memory configuration");
     if (!j.is_object())
     {
         Fail(path, "the remote memory configuration must be a JSON object");
@@ -614,30 +639,24 @@ ParseRemoteMemoryConfig(const std::string& path, const ConfigParseOptions& opts)
                                             "remote-mem-bw",
                                             "num-nodes",
                                             "num-npus-per-node"};
+    const std::vector<std::string> types = {MemoryTypeName(MemoryType::NO_MEMORY_EXPANSION),
+                                            MemoryTypeName(MemoryType::PER_NODE_MEMORY_EXPANSION),
+                                            MemoryTypeName(MemoryType::PER_NPU_MEMORY_EXPANSION),
+                                            MemoryTypeName(MemoryType::MEMORY_POOL)};
+    std::map<std::string, std::string> written;
     for (auto it = j.begin(); it != j.end(); ++it)
     {
         const std::string& key = it.key();
-        Value v(path, key, it.value());
+        const Value v(path, key, it.value(), false);
         if (key == "memory-type")
         {
-            std::string s = v.OneOf({"NO_MEMORY_EXPANSION",
-                                     "PER_NODE_MEMORY_EXPANSION",
-                                     "PER_NPU_MEMORY_EXPANSION",
-                                     "MEMORY_POOL"});
-            for (auto t : {MemoryType::NO_MEMORY_EXPANSION,
-                           MemoryType::PER_NODE_MEMORY_EXPANSION,
-                           MemoryType::PER_NPU_MEMORY_EXPANSION,
-                           MemoryType::MEMORY_POOL})
-            {
-                if (s == MemoryTypeName(t))
-                {
-                    c.memoryType = t;
-                }
-            }
+            const std::string s = v.OneOf(types);
+            c.memoryType =
+                static_cast<MemoryType>(std::find(types.begin(), types.end(), s) - types.begin());
         }
         else if (key == "remote-mem-latency")
         {
-            c.remoteMemLatency = v.NonNegative();
+            c.remoteMemLatency = v.NonNegative(kMaxNs);
         }
         else if (key == "remote-mem-bw")
         {
@@ -645,36 +664,55 @@ ParseRemoteMemoryConfig(const std::string& path, const ConfigParseOptions& opts)
         }
         else if (key == "num-nodes")
         {
-            c.numNodes = v.Count(0);
+            c.numNodes = v.Count(1);
         }
         else if (key == "num-npus-per-node")
         {
-            c.numNpusPerNode = v.Count(0);
-        }
-        else if (opts.allowUnknownKeys)
-        {
-            NS_LOG_WARN(path << ": ignoring unknown key '" << key << "'");
-            continue;
+            c.numNpusPerNode = v.Count(1);
         }
         else
         {
             Fail(path, "unknown key '" + key + "'" + DidYouMean(key, known));
         }
         c.keys.insert(key);
+        written[key] = v.Text();
     }
-    if (c.memoryType != MemoryType::NO_MEMORY_EXPANSION)
+    const std::string type = MemoryTypeName(c.memoryType);
+    auto unused = [&](const char* key) {
+        if (c.keys.count(key) != 0)
+        {
+            ASTRA_WARN(std::string("remote-memory-key-unused:") + key,
+                       path << ": key '" << key << "' = " << written[key]
+                            << " has no effect with memory-type " << type);
+        }
+    };
+    if (c.memoryType == MemoryType::NO_MEMORY_EXPANSION)
     {
-        if (c.remoteMemBw <= 0)
+        unused("remote-mem-latency");
+        unused("remote-mem-bw");
+    }
+    else if (!(c.remoteMemBw > 0))
+    {
+        FailKey(path,
+                "remote-mem-bw",
+                (c.keys.count("remote-mem-bw") ? "must be > 0, found " + written["remote-mem-bw"]
+                                               : std::string("missing")) +
+                    ": " + type + " needs the remote memory's bandwidth (GB/s, > 0)");
+    }
+    if (c.memoryType == MemoryType::PER_NODE_MEMORY_EXPANSION)
+    {
+        for (const char* key : {"num-nodes", "num-npus-per-node"})
         {
-            FailKey(path,
-                    "remote-mem-bw",
-                    std::string("must be > 0 for ") + MemoryTypeName(c.memoryType));
+            if (c.keys.count(key) == 0)
+            {
+                FailKey(path, key, "missing: PER_NODE_MEMORY_EXPANSION needs it (an integer >= 1)");
+            }
         }
-        if (c.memoryType == MemoryType::PER_NODE_MEMORY_EXPANSION &&
-            (c.numNodes == 0 || c.numNpusPerNode == 0))
-        {
-            Fail(path, "PER_NODE_MEMORY_EXPANSION needs num-nodes and num-npus-per-node > 0");
-        }
+    }
+    else
+    {
+        unused("num-nodes");
+        unused("num-npus-per-node");
     }
     return c;
 }
@@ -682,7 +720,7 @@ ParseRemoteMemoryConfig(const std::string& path, const ConfigParseOptions& opts)
 CommGroups
 ParseCommGroupsText(const std::string& text, const std::string& name, uint32_t npus)
 {
-    json j = ParseJson(text, name);
+    const json j = ParseJsonText(text, name);
     if (!j.is_object())
     {
         Fail(name, "communicator groups must be a JSON object {\"<id>\": [npu, ...]}");
@@ -731,7 +769,7 @@ ParseCommGroupsText(const std::string& text, const std::string& name, uint32_t n
             {
                 Fail(name, "group " + key + ": bad NPU id " + e.dump());
             }
-            uint32_t npu = e.get<uint32_t>();
+            const uint32_t npu = e.get<uint32_t>();
             if (npus != 0 && npu >= npus)
             {
                 Fail(name,
@@ -756,7 +794,7 @@ ParseCommGroups(const std::string& path, uint32_t npus)
     {
         return {};
     }
-    return ParseCommGroupsText(ReadFile(path, "communicator group configuration"), path, npus);
+    return ParseCommGroupsText(ReadInputFile(path, "communicator group configuration"), path, npus);
 }
 
 std::map<std::string, std::vector<uint32_t>>
@@ -770,10 +808,16 @@ CommGroupsByName(const CommGroups& groups)
     return out;
 }
 
+std::map<std::string, std::vector<uint32_t>>
+LoadCommGroups(const std::string& path, uint32_t npus)
+{
+    return CommGroupsByName(ParseCommGroups(path, npus));
+}
+
 std::vector<uint32_t>
 ParseLogicalTopology(const std::string& path)
 {
-    json j = ParseJson(ReadFile(path, "logical topology"), path);
+    const json j = ReadJsonFile(path, "logical topology");
     if (!j.is_object())
     {
         Fail(path, "the logical topology must be a JSON object {\"logical-dims\": [...]}");
@@ -793,7 +837,8 @@ ParseLogicalTopology(const std::string& path)
         }
         for (const auto& e : it.value())
         {
-            dims.push_back(Value(path, "logical-dims", e).Count(1));
+            // the format writes the sizes as strings ("8"); numbers are accepted too
+            dims.push_back(Value(path, "logical-dims", e, true).Count(1));
         }
     }
     if (!found)

@@ -1,14 +1,25 @@
 /*
- * Parsers of ASTRA-sim 2.0 configuration files into plain structs: system
- * configuration (JSON, and the ASTRA-sim 1.0 "key: value" .txt form), remote
- * memory configuration, communicator groups, and the ns-3 variant's logical
- * topology. The system layer (system-params.h) is filled from these structs.
+ * The parsers of ASTRA-sim's configuration files, one per format, used by
+ * astra-sim-runner, the examples and the tests alike: system configuration
+ * (JSON, and the ASTRA-sim 1.0 "key: value" .txt form), remote memory
+ * configuration, communicator groups, and the ns-3 variant's logical
+ * topology. (The network configuration is read by Topology::FromFile,
+ * topology-reader.cc.)
+ *
+ * Every parser is strict: an unknown key is an error with a "did you mean";
+ * a key ASTRA-sim defines but this module does not model is accepted, and a
+ * value of it that would change ASTRA-sim's result prints a warning naming
+ * the key (ASTRA_WARN, cause "not-modelled:<key>"); a missing required value,
+ * a value of the wrong type, a non-finite, negative or out-of-range number is
+ * a ConfigError naming the file, the key and the value.
  */
 
 #ifndef ASTRA_CONFIG_H
 #define ASTRA_CONFIG_H
 
-#include "ns3/astra-diagnostics.h"
+#include "ns3/astra-input.h"
+#include "ns3/memory-model.h"
+#include "ns3/system-params.h"
 
 #include <cstdint>
 #include <map>
@@ -24,148 +35,110 @@ namespace astra
 
 /**
  * \ingroup astra-sim
- * Error in a configuration file; what() names the file, the key and the cause.
- */
-class ConfigError : public InputError
-{
-  public:
-    using InputError::InputError;
-};
-
-/// Options of the configuration parsers.
-struct ConfigParseOptions
-{
-    /// Accept (and keep in SystemConfig::unknownKeys) keys this module does not know,
-    /// instead of failing.
-    bool allowUnknownKeys{false};
-};
-
-/// Collective algorithm family of one dimension, as named in *-implementation lists.
-enum class ConfigAlgoKind : uint8_t
-{
-    RING,               //!< "ring", "oneRing"
-    DIRECT,             //!< "direct", "directN", "oneDirect"
-    HALVING_DOUBLING,   //!< "halvingDoubling", "oneHalvingDoubling"
-    DOUBLE_BINARY_TREE, //!< "doubleBinaryTree"
-};
-
-/// \return e.g. "halvingDoubling"
-const char* ConfigAlgoKindName(ConfigAlgoKind k);
-
-/// One entry of an *-implementation list.
-struct CollAlgorithm
-{
-    ConfigAlgoKind kind{ConfigAlgoKind::RING}; //!< family
-    uint32_t window{0};                        //!< directN: N peers in flight (0 = all)
-    bool flattened{false};                     //!< one* variants: all dimensions flattened into one
-    std::string text;                          //!< the name as written
-
-    /**
-     * Parse "ring", "direct", "directN" (N > 0), "halvingDoubling", "doubleBinaryTree",
-     * "oneRing", "oneDirect", "oneHalvingDoubling" (case as in ASTRA-sim).
-     * \param name the name
-     * \return the algorithm
-     * \throw ConfigError (message without file context) on an unknown name
-     */
-    static CollAlgorithm Parse(const std::string& name);
-};
-
-/**
- * \ingroup astra-sim
- * ASTRA-sim system configuration. Every key of the ASTRA-sim 2.0 system JSON is a field;
- * `keys` records which ones the file set.
+ * ASTRA-sim system configuration. Every key of the ASTRA-sim 2.0 system JSON
+ * (and of the 1.0 text form) is a field; `keys` records which ones the file set.
  */
 struct SystemConfig
 {
     std::string file;                               //!< source file
     std::string schedulingPolicy{"LIFO"};           //!< scheduling-policy: LIFO, FIFO, EXPLICIT
     std::string collectiveOptimization{"baseline"}; //!< baseline or localBWAware
-    std::vector<CollAlgorithm> allReduceImpl;       //!< all-reduce-implementation
-    std::vector<CollAlgorithm> allGatherImpl;       //!< all-gather-implementation
-    std::vector<CollAlgorithm> reduceScatterImpl;   //!< reduce-scatter-implementation
-    std::vector<CollAlgorithm> allToAllImpl;        //!< all-to-all-implementation
+    std::vector<AlgoSpec> allReduceImpl;            //!< all-reduce-implementation
+    std::vector<AlgoSpec> allGatherImpl;            //!< all-gather-implementation
+    std::vector<AlgoSpec> reduceScatterImpl;        //!< reduce-scatter-implementation
+    std::vector<AlgoSpec> allToAllImpl;             //!< all-to-all-implementation
     /// all-*-implementation-custom: Chakra prefixes as written in the file
     std::vector<std::string> allReduceCustom;
-    std::vector<std::string> allGatherCustom;         //!< all-gather-implementation-custom
-    std::vector<std::string> reduceScatterCustom;     //!< reduce-scatter-implementation-custom
-    std::vector<std::string> allToAllCustom;          //!< all-to-all-implementation-custom
-    uint32_t preferredDatasetSplits{1};               //!< preferred-dataset-splits
-    uint32_t activeChunksPerDimension{1};             //!< active-chunks-per-dimension
-    double endpointDelay{10};                         //!< endpoint-delay (ns)
-    double localReductionDelay{1};                    //!< local-reduction-delay (ns)
-    bool modelSharedBus{false};                       //!< model-shared-bus
-    double L{0};                                      //!< LogGP L
-    double o{0};                                      //!< LogGP o
-    double g{0};                                      //!< LogGP g
-    double G{0};                                      //!< LogGP G
-    double localMemBw{0};                             //!< local-mem-bw (GB/s)
-    double peakPerf{0};                               //!< peak-perf (TFLOPS)
-    bool rooflineEnabled{false};                      //!< roofline-enabled
-    bool replayOnly{false};                           //!< replay-only
-    bool traceEnabled{false};                         //!< trace-enabled
-    bool trackLocalMem{false};                        //!< track-local-mem
-    std::string localMemTraceFilename;                //!< local-mem-trace-filename
-    int64_t boostMode{0};                             //!< boost-mode (accepted, ignored)
-    std::string intraDimensionScheduling{"FIFO"};     //!< intra-dimension-scheduling (as written)
-    std::string interDimensionScheduling{"baseline"}; //!< inter-dimension-scheduling
-    std::string packetRouting;                        //!< packet-routing (ASTRA-sim 1.0, ignored)
-    std::string injectionPolicy;                      //!< injection-policy (ASTRA-sim 1.0, ignored)
-    bool seprateLog{false};     //!< seprate-log (ASTRA-sim 1.0 spelling, ignored)
-    std::set<std::string> keys; //!< keys present in the file
-    std::map<std::string, std::string> unknownKeys; //!< with allowUnknownKeys: key -> value text
+    std::vector<std::string> allGatherCustom;     //!< all-gather-implementation-custom
+    std::vector<std::string> reduceScatterCustom; //!< reduce-scatter-implementation-custom
+    std::vector<std::string> allToAllCustom;      //!< all-to-all-implementation-custom
+    uint32_t preferredDatasetSplits{1};           //!< preferred-dataset-splits
+    uint32_t activeChunksPerDimension{1};         //!< active-chunks-per-dimension
+    double endpointDelay{10};                     //!< endpoint-delay (ns)
+    double localReductionDelay{1};                //!< local-reduction-delay (ns, not modelled)
+    bool modelSharedBus{false};                   //!< model-shared-bus (not modelled)
+    double L{0};                                  //!< LogGP L (not modelled)
+    double o{0};                                  //!< LogGP o (not modelled)
+    double g{0};                                  //!< LogGP g (not modelled)
+    double G{0};                                  //!< LogGP G (not modelled)
+    double localMemBw{0};                         //!< local-mem-bw (GB/s)
+    double peakPerf{0};                           //!< peak-perf (TFLOPS)
+    bool rooflineEnabled{false};                  //!< roofline-enabled
+    bool replayOnly{false};                       //!< replay-only (not modelled)
+    bool traceEnabled{false};                     //!< trace-enabled (not modelled)
+    bool trackLocalMem{false};                    //!< track-local-mem (not modelled)
+    std::string localMemTraceFilename{"local_mem_trace"}; //!< local-mem-trace-filename
+    int64_t boostMode{0};                                 //!< boost-mode (not modelled)
+    std::string intraDimensionScheduling{"FIFO"};         //!< intra-dimension-scheduling
+    std::string interDimensionScheduling{"baseline"};     //!< inter-dimension-scheduling
+    std::string packetRouting;   //!< packet-routing (ASTRA-sim 1.0, not modelled)
+    std::string injectionPolicy; //!< injection-policy (ASTRA-sim 1.0, not modelled)
+    bool seprateLog{false};      //!< seprate-log (ASTRA-sim 1.0 spelling, not modelled)
+    std::set<std::string> keys;  //!< keys present in the file
 
-    /// \return whether the file set this key
+    /// \return whether the file set this key \param key the key
     bool Has(const std::string& key) const
     {
         return keys.count(key) != 0;
     }
 
     /**
-     * Resolve a custom-collective prefix (as written in all-*-implementation-custom): the
-     * first of: the path itself, relative to the config file's directory, relative to each
-     * parent of it, for which PREFIX.0.et (or .et.gz) exists; else the path unchanged.
+     * Resolve a custom-collective prefix (as written in
+     * all-*-implementation-custom): the first of: the path itself, relative
+     * to the config file's directory, relative to each parent of it, relative
+     * to \p baseDir, for which PREFIX.0.et (or .et.gz) exists.
      * \param prefix prefix from the file
-     * \return the resolved prefix
+     * \param baseDir one more directory to try ("" for none)
+     * \return the resolved prefix, or "" if none exists
      */
-    std::string ResolveCustomPrefix(const std::string& prefix) const;
+    std::string ResolveCustomPrefix(const std::string& prefix,
+                                    const std::string& baseDir = "") const;
 };
 
 /**
  * \ingroup astra-sim
- * Parse a system configuration: JSON (ASTRA-sim 2.0), or the ASTRA-sim 1.0 "key: value"
- * text form (chosen when the file does not start with '{'; lists written as
- * "ring_ring").
+ * Parse a system configuration: JSON (ASTRA-sim 2.0), or the ASTRA-sim 1.0
+ * "key: value" text form (chosen when the file does not start with '{';
+ * lists written as "ring_ring"). In JSON, numbers are JSON numbers and
+ * switches are true / false or 0 / 1; the text form gives them as text.
  * \param path file
- * \param opts options
  * \return the configuration
  * \throw ConfigError naming the file and key (with "did you mean" for near misses)
  */
-SystemConfig ParseSystemConfig(const std::string& path,
-                               const ConfigParseOptions& opts = ConfigParseOptions());
+SystemConfig ParseSystemConfig(const std::string& path);
 
 /**
  * \ingroup astra-sim
  * Parse a system configuration held in memory (JSON or 1.0 text form).
  * \param text content
  * \param name name used in messages
- * \param opts options
  * \return the configuration
+ * \throw ConfigError naming \p name and the key
  */
-SystemConfig ParseSystemConfigText(const std::string& text,
-                                   const std::string& name,
-                                   const ConfigParseOptions& opts = ConfigParseOptions());
+SystemConfig ParseSystemConfigText(const std::string& text, const std::string& name);
 
-/// Remote (disaggregated) memory model.
-enum class MemoryType : uint8_t
-{
-    NO_MEMORY_EXPANSION,
-    PER_NODE_MEMORY_EXPANSION,
-    PER_NPU_MEMORY_EXPANSION,
-    MEMORY_POOL
-};
+/**
+ * \ingroup astra-sim
+ * The system layer's parameters of a configuration; loads the custom
+ * collective traces (all-*-implementation-custom, resolved with
+ * SystemConfig::ResolveCustomPrefix).
+ * \param c the configuration
+ * \param baseDir one more directory in which custom prefixes are looked up ("": none)
+ * \return the parameters
+ * \throw ConfigError when a custom prefix names no traces (WorkloadError on a bad trace)
+ */
+SystemParams ToSystemParams(const SystemConfig& c, const std::string& baseDir = "");
 
-/// \return e.g. "MEMORY_POOL"
-const char* MemoryTypeName(MemoryType t);
+/**
+ * \ingroup astra-sim
+ * ParseSystemConfig() then ToSystemParams(): the one way a system
+ * configuration file becomes SystemParams (astra-sim-runner, the examples,
+ * AstraSimHelper::LoadSystemParams).
+ * \param path file (JSON or 1.0 text form)
+ * \param baseDir one more directory in which custom prefixes are looked up ("": none)
+ * \return the parameters
+ */
+SystemParams LoadSystemParams(const std::string& path, const std::string& baseDir = "");
 
 /**
  * \ingroup astra-sim
@@ -184,13 +157,16 @@ struct RemoteMemoryConfig
 
 /**
  * \ingroup astra-sim
+ * Parse a remote memory configuration. memory-type defaults to
+ * NO_MEMORY_EXPANSION, which needs nothing else (latency, bandwidth and node
+ * counts given with it have no effect and warn); every expansion type needs
+ * remote-mem-bw > 0; PER_NODE_MEMORY_EXPANSION also num-nodes and
+ * num-npus-per-node >= 1.
  * \param path remote memory JSON
- * \param opts options
  * \return the configuration
  * \throw ConfigError naming file and key
  */
-RemoteMemoryConfig ParseRemoteMemoryConfig(const std::string& path,
-                                           const ConfigParseOptions& opts = ConfigParseOptions());
+RemoteMemoryConfig ParseRemoteMemoryConfig(const std::string& path);
 
 /// Communicator groups: id -> member NPUs (in file order).
 using CommGroups = std::map<int64_t, std::vector<uint32_t>>;
@@ -223,6 +199,17 @@ CommGroups ParseCommGroupsText(const std::string& text, const std::string& name,
  * \return the same groups keyed by the decimal id string (the pg_name a node uses)
  */
 std::map<std::string, std::vector<uint32_t>> CommGroupsByName(const CommGroups& groups);
+
+/**
+ * \ingroup astra-sim
+ * CommGroupsByName(ParseCommGroups(path, npus)): the groups as the system
+ * layer takes them.
+ * \param path file ("empty" or "": no groups)
+ * \param npus number of NPUs (0 = do not check the range)
+ * \return groups by pg_name
+ */
+std::map<std::string, std::vector<uint32_t>> LoadCommGroups(const std::string& path,
+                                                            uint32_t npus = 0);
 
 /**
  * \ingroup astra-sim

@@ -222,49 +222,31 @@ AstraSimApplication::StartApplication()
     }
     const auto& nodes = m_graph->nodes;
     const uint32_t n = static_cast<uint32_t>(nodes.size());
-    m_deps.assign(n, 0);
     m_started.assign(n, Time(0));
     m_running.assign(n, 0);
-    std::vector<uint32_t> count(n + 1, 0);
-    std::vector<std::pair<uint32_t, uint32_t>> edges; // (parent, child)
-    for (uint32_t i = 0; i < n; ++i)
+    DependencyTable deps = DependencyTable::Build(*m_graph);
+    uint64_t dropped = 0;
+    for (const auto& d : deps.dangling)
     {
-        for (int kind = 0; kind < 2; ++kind)
+        if (d.ctrl && m_dropDangling)
         {
-            const auto& deps = kind == 0 ? nodes[i].dataDeps : nodes[i].ctrlDeps;
-            for (uint64_t d : deps)
-            {
-                auto it = m_graph->index.find(d);
-                if (it == m_graph->index.end())
-                {
-                    if (kind == 1 && m_dropDangling)
-                    {
-                        NS_LOG_WARN(m_graph->file << ": node " << nodes[i].id
-                                                  << " drops dangling control dependency " << d);
-                        continue;
-                    }
-                    Fail(m_graph->file + ": node " + std::to_string(nodes[i].id) + " depends on " +
-                         std::to_string(d) + " which is not in the file" +
-                         (kind == 1 ? " (use --drop-dangling-ctrl-deps to ignore)" : ""));
-                    return;
-                }
-                edges.emplace_back(it->second, i);
-                m_deps[i]++;
-                count[it->second + 1]++;
-            }
+            ++dropped;
+            continue;
         }
+        Fail(m_graph->file + ": node " + std::to_string(nodes[d.node].id) + " depends on " +
+             std::to_string(d.dep) + " which is not in the file" +
+             (d.ctrl ? " (use --drop-dangling-ctrl-deps to ignore)" : ""));
+        return;
     }
-    for (uint32_t i = 0; i < n; ++i)
+    if (dropped > 0)
     {
-        count[i + 1] += count[i];
+        ASTRA_WARN("dangling-dependencies-dropped",
+                   m_graph->file << ": dropped " << dropped
+                                 << " control dependencies naming ids that are not in the file");
     }
-    m_childStart = count;
-    m_children.assign(edges.size(), 0);
-    std::vector<uint32_t> fill(count.begin(), count.end() - 1);
-    for (const auto& e : edges)
-    {
-        m_children[fill[e.first]++] = e.second;
-    }
+    m_deps = std::move(deps.pending);
+    m_childStart = std::move(deps.childStart);
+    m_children = std::move(deps.children);
     m_remaining = n;
     for (uint32_t i = 0; i < n; ++i)
     {

@@ -1,6 +1,8 @@
 #include "collective-algorithm.h"
 
+#include "ns3/astra-config.h"
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-input.h"
 
 #include <algorithm>
 #include <array>
@@ -37,18 +39,6 @@ uint64_t
 Div(uint64_t bytes, uint32_t n)
 {
     return std::max<uint64_t>(1, bytes / n);
-}
-
-std::string
-Lower(const std::string& s)
-{
-    std::string out;
-    out.reserve(s.size());
-    for (char c : s)
-    {
-        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    return out;
 }
 
 // ---------------------------------------------------------------- the families
@@ -113,25 +103,29 @@ class DirectAlgorithm : public CollectiveAlgorithm
         return "direct";
     }
 
-    bool ParseName(const std::string& lower,
+    bool ParseName(const std::string& name,
                    const std::string& original,
                    AlgoSpec& spec) const override
     {
-        if (lower.rfind("direct", 0) != 0)
+        if (name.rfind("direct", 0) != 0)
         {
             return false;
         }
-        const std::string rest = lower.substr(6);
-        for (char c : rest)
+        const std::string rest = name.substr(6);
+        if (rest.find_first_not_of("0123456789") != std::string::npos)
         {
-            if (!std::isdigit(static_cast<unsigned char>(c)))
-            {
-                throw std::invalid_argument("unknown collective implementation '" + original +
-                                            "' (directN takes a number of peers, e.g. direct8)");
-            }
+            return false; // not directN: unknown name, with a suggestion
+        }
+        if (rest.size() > 9)
+        {
+            throw ConfigError("algorithm '" + original + "': window must be at most 999999999");
         }
         spec.kind = AlgoKind::DIRECT;
         spec.window = rest.empty() ? 0 : static_cast<uint32_t>(std::stoul(rest));
+        if (!rest.empty() && spec.window == 0)
+        {
+            throw ConfigError("algorithm '" + original + "': window must be > 0");
+        }
         return true;
     }
 
@@ -259,6 +253,11 @@ class DoubleBinaryTreeAlgorithm : public CollectiveAlgorithm
     const char* GetName() const override
     {
         return "doubleBinaryTree";
+    }
+
+    bool CanFlatten() const override
+    {
+        return false; // two trees over one dimension's members only
     }
 
     bool CanRun(PhaseOp op, uint32_t, const DimensionSpec*) const override
@@ -443,9 +442,9 @@ GetRegistry()
 CollectiveAlgorithm::~CollectiveAlgorithm() = default;
 
 bool
-CollectiveAlgorithm::ParseName(const std::string& lower, const std::string&, AlgoSpec& spec) const
+CollectiveAlgorithm::ParseName(const std::string& name, const std::string&, AlgoSpec& spec) const
 {
-    if (lower != Lower(GetName()))
+    if (name != GetName())
     {
         return false;
     }
@@ -458,6 +457,12 @@ CollectiveAlgorithm::ParseName(const std::string& lower, const std::string&, Alg
         }
     }
     return false;
+}
+
+bool
+CollectiveAlgorithm::CanFlatten() const
+{
+    return true;
 }
 
 bool
@@ -520,29 +525,40 @@ AlgoSpec
 AlgoSpec::Parse(const std::string& nameIn)
 {
     AlgoSpec s;
-    std::string lower = Lower(nameIn);
-    if (lower.rfind("one", 0) == 0 && lower.size() > 3)
+    std::string name = nameIn;
+    // "one" + a capitalised name: every dimension flattened into one
+    if (name.size() > 3 && name.compare(0, 3, "one") == 0 &&
+        std::isupper(static_cast<unsigned char>(name[3])))
     {
         s.flattened = true;
-        lower = lower.substr(3);
+        name =
+            std::string(1, static_cast<char>(std::tolower(static_cast<unsigned char>(name[3])))) +
+            name.substr(4);
     }
+    std::vector<std::string> known;
+    std::string expected;
     for (const auto& a : GetRegistry().byKind)
     {
-        if (a && a->ParseName(lower, nameIn, s))
+        if (!a)
+        {
+            continue;
+        }
+        if (a->ParseName(name, nameIn, s) && (!s.flattened || a->CanFlatten()))
         {
             return s;
         }
+        std::string n = a->GetName();
+        known.push_back(n);
+        expected += n + ", ";
+        if (a->CanFlatten())
+        {
+            known.push_back("one" + std::string(1, static_cast<char>(std::toupper(n[0]))) +
+                            n.substr(1));
+        }
     }
-    std::string expected;
-    for (const auto& n : CollectiveAlgorithm::GetNames())
-    {
-        expected += (expected.empty() ? "" : ", ") + n;
-    }
-    throw std::invalid_argument("unknown collective implementation '" + nameIn + "'" +
-                                SuggestName(nameIn, CollectiveAlgorithm::GetNames()) +
-                                " (expected " + expected +
-                                ", directN, or one of them prefixed with 'one' to flatten "
-                                "all dimensions, e.g. oneRing)");
+    throw ConfigError("unknown algorithm '" + nameIn + "' (expected " + expected +
+                      "directN, or a 'one' variant flattening every dimension, e.g. oneRing)" +
+                      DidYouMean(nameIn, known));
 }
 
 const char*

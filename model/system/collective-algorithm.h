@@ -101,18 +101,21 @@ class CollectiveAlgorithm
     virtual const char* GetName() const = 0;
 
     /**
-     * Recognise an implementation name (lower case, without the "one" prefix
-     * of the flattened variants) and fill the algorithm's parameters.
-     * Default: the name equals GetName() ignoring case.
-     * \param lower the name in lower case
+     * Recognise an implementation name (as ASTRA-sim spells it, case
+     * sensitive; a flattened "oneXyz" variant arrives as "xyz") and fill the
+     * algorithm's parameters. Default: the name equals GetName().
+     * \param name the name without the "one" prefix
      * \param original the name as the user wrote it (for error messages)
      * \param spec receives kind and parameters
-     * \return true if the name is this algorithm's (throws std::invalid_argument if it is
+     * \return true if the name is this algorithm's (throws ConfigError if it is
      * this algorithm's with a bad parameter)
      */
-    virtual bool ParseName(const std::string& lower,
+    virtual bool ParseName(const std::string& name,
                            const std::string& original,
                            AlgoSpec& spec) const;
+
+    /// \return true if a flattened "one" variant exists (default: true)
+    virtual bool CanFlatten() const;
 
     /**
      * \return true if the algorithm can run \p op on \p n members placed on

@@ -15,7 +15,7 @@ CustomCollective::CustomCollective(const WorkloadGraph& trace,
                                    uint32_t tagMask,
                                    double computeScale)
     : m_trace(&trace),
-      m_deps(NodeDependencies::Build(trace)),
+      m_deps(DependencyTable::Build(trace)),
       m_remaining(static_cast<uint32_t>(trace.nodes.size())),
       m_groupSize(groupSize),
       m_tagMask(tagMask),

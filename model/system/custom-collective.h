@@ -9,8 +9,6 @@
 #ifndef ASTRA_CUSTOM_COLLECTIVE_H
 #define ASTRA_CUSTOM_COLLECTIVE_H
 
-#include "node-dependencies.h"
-
 #include "ns3/nstime.h"
 #include "ns3/workload-graph.h"
 
@@ -107,7 +105,7 @@ class CustomCollective
     };
 
     const WorkloadGraph* m_trace;    //!< the trace
-    NodeDependencies m_deps;         //!< dependency counts (pending UINT32_MAX: issued)
+    DependencyTable m_deps;          //!< dependency counts (pending UINT32_MAX: issued)
     std::vector<uint32_t> m_posted;  //!< RECV nodes waiting, in posting order
     std::vector<Arrival> m_arrivals; //!< messages waiting for a RECV
     uint32_t m_remaining{0};         //!< nodes not yet finished

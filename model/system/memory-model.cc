@@ -1,5 +1,6 @@
 #include "memory-model.h"
 
+#include "ns3/astra-config.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/event-batcher.h"
@@ -7,8 +8,6 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace ns3
@@ -31,6 +30,11 @@ MemoryModel::GetTypeId()
 }
 
 MemoryModel::~MemoryModel() = default;
+
+void
+MemoryModel::CheckNpuCount(uint32_t) const
+{
+}
 
 TypeId
 LocalMemoryModel::GetTypeId()
@@ -72,6 +76,23 @@ LocalMemoryModel::GetName() const
     return "local";
 }
 
+const char*
+MemoryTypeName(MemoryType t)
+{
+    switch (t)
+    {
+    case MemoryType::NO_MEMORY_EXPANSION:
+        return "NO_MEMORY_EXPANSION";
+    case MemoryType::PER_NODE_MEMORY_EXPANSION:
+        return "PER_NODE_MEMORY_EXPANSION";
+    case MemoryType::PER_NPU_MEMORY_EXPANSION:
+        return "PER_NPU_MEMORY_EXPANSION";
+    case MemoryType::MEMORY_POOL:
+        return "MEMORY_POOL";
+    }
+    return "?";
+}
+
 TypeId
 AnalyticalRemoteMemory::GetTypeId()
 {
@@ -82,15 +103,16 @@ AnalyticalRemoteMemory::GetTypeId()
             .AddConstructor<AnalyticalRemoteMemory>()
             .AddAttribute("MemoryType",
                           "ASTRA-sim remote memory type",
-                          EnumValue(NO_MEMORY_EXPANSION),
-                          MakeEnumAccessor(&AnalyticalRemoteMemory::m_type),
-                          MakeEnumChecker(NO_MEMORY_EXPANSION,
+                          EnumValue(static_cast<int>(MemoryType::NO_MEMORY_EXPANSION)),
+                          MakeEnumAccessor(&AnalyticalRemoteMemory::SetTypeValue,
+                                           &AnalyticalRemoteMemory::GetTypeValue),
+                          MakeEnumChecker(static_cast<int>(MemoryType::NO_MEMORY_EXPANSION),
                                           "NO_MEMORY_EXPANSION",
-                                          PER_NODE_MEMORY_EXPANSION,
+                                          static_cast<int>(MemoryType::PER_NODE_MEMORY_EXPANSION),
                                           "PER_NODE_MEMORY_EXPANSION",
-                                          PER_NPU_MEMORY_EXPANSION,
+                                          static_cast<int>(MemoryType::PER_NPU_MEMORY_EXPANSION),
                                           "PER_NPU_MEMORY_EXPANSION",
-                                          MEMORY_POOL,
+                                          static_cast<int>(MemoryType::MEMORY_POOL),
                                           "MEMORY_POOL"))
             .AddAttribute("Latency",
                           "remote-mem-latency (ns)",
@@ -106,14 +128,51 @@ AnalyticalRemoteMemory::GetTypeId()
                           "num-npus-per-node (PER_NODE_MEMORY_EXPANSION)",
                           UintegerValue(1),
                           MakeUintegerAccessor(&AnalyticalRemoteMemory::m_npusPerNode),
-                          MakeUintegerChecker<uint32_t>(1));
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("NumNodes",
+                          "num-nodes (PER_NODE_MEMORY_EXPANSION): NPUs beyond NumNodes x "
+                          "NpusPerNode are rejected when installed; 0: not checked",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&AnalyticalRemoteMemory::m_numNodes),
+                          MakeUintegerChecker<uint32_t>());
     return tid;
 }
 
-AnalyticalRemoteMemory::Type
+MemoryType
 AnalyticalRemoteMemory::GetMemoryType() const
 {
     return m_type;
+}
+
+void
+AnalyticalRemoteMemory::SetMemoryType(MemoryType t)
+{
+    m_type = t;
+}
+
+void
+AnalyticalRemoteMemory::SetTypeValue(int t)
+{
+    m_type = static_cast<MemoryType>(t);
+}
+
+int
+AnalyticalRemoteMemory::GetTypeValue() const
+{
+    return static_cast<int>(m_type);
+}
+
+void
+AnalyticalRemoteMemory::CheckNpuCount(uint32_t npus) const
+{
+    if (m_type == MemoryType::PER_NODE_MEMORY_EXPANSION && m_numNodes > 0 &&
+        uint64_t(m_numNodes) * m_npusPerNode < npus)
+    {
+        throw ConfigError((m_source.empty() ? std::string("remote memory") : m_source) +
+                          ": num-nodes (" + std::to_string(m_numNodes) + ") x num-npus-per-node (" +
+                          std::to_string(m_npusPerNode) + ") covers fewer than the " +
+                          std::to_string(npus) + " NPUs of the system");
+    }
 }
 
 void
@@ -124,18 +183,18 @@ AnalyticalRemoteMemory::Access(uint32_t npu, uint64_t bytes, bool store, std::fu
     size_t res = 0;
     switch (m_type)
     {
-    case NO_MEMORY_EXPANSION:
+    case MemoryType::NO_MEMORY_EXPANSION:
         throw std::runtime_error(
             std::string("NPU ") + std::to_string(npu) + " issues a " +
             (store ? "MEM_STORE" : "MEM_LOAD") + " node but the remote memory configuration" +
             (m_source.empty() ? "" : " (" + m_source + ")") + " is NO_MEMORY_EXPANSION");
-    case PER_NPU_MEMORY_EXPANSION:
+    case MemoryType::PER_NPU_MEMORY_EXPANSION:
         EventBatcher::Schedule(t, std::move(done));
         return;
-    case PER_NODE_MEMORY_EXPANSION:
+    case MemoryType::PER_NODE_MEMORY_EXPANSION:
         res = npu / std::max<uint32_t>(1, m_npusPerNode);
         break;
-    case MEMORY_POOL:
+    case MemoryType::MEMORY_POOL:
         res = 0;
         break;
     }
@@ -151,78 +210,29 @@ AnalyticalRemoteMemory::Access(uint32_t npu, uint64_t bytes, bool store, std::fu
 std::string
 AnalyticalRemoteMemory::GetName() const
 {
-    switch (m_type)
+    return MemoryTypeName(m_type);
+}
+
+Ptr<AnalyticalRemoteMemory>
+AnalyticalRemoteMemory::FromConfig(const RemoteMemoryConfig& c)
+{
+    Ptr<AnalyticalRemoteMemory> m = CreateObject<AnalyticalRemoteMemory>();
+    m->m_source = c.file;
+    m->m_type = c.memoryType;
+    m->m_latencyNs = c.remoteMemLatency;
+    m->m_bwGBps = c.remoteMemBw;
+    if (c.memoryType == MemoryType::PER_NODE_MEMORY_EXPANSION)
     {
-    case NO_MEMORY_EXPANSION:
-        return "NO_MEMORY_EXPANSION";
-    case PER_NODE_MEMORY_EXPANSION:
-        return "PER_NODE_MEMORY_EXPANSION";
-    case PER_NPU_MEMORY_EXPANSION:
-        return "PER_NPU_MEMORY_EXPANSION";
-    case MEMORY_POOL:
-        return "MEMORY_POOL";
+        m->m_npusPerNode = c.numNpusPerNode;
+        m->m_numNodes = c.numNodes;
     }
-    return "?";
+    return m;
 }
 
 Ptr<AnalyticalRemoteMemory>
 AnalyticalRemoteMemory::FromFile(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
-    {
-        throw std::runtime_error("cannot open remote memory configuration '" + path + "'");
-    }
-    nlohmann::json j;
-    try
-    {
-        in >> j;
-    }
-    catch (const std::exception& e)
-    {
-        throw std::runtime_error("remote memory configuration '" + path +
-                                 "' is not valid JSON: " + e.what());
-    }
-    Ptr<AnalyticalRemoteMemory> m = CreateObject<AnalyticalRemoteMemory>();
-    m->m_source = path;
-    std::string type = j.value("memory-type", std::string("NO_MEMORY_EXPANSION"));
-    if (type == "NO_MEMORY_EXPANSION")
-    {
-        m->m_type = NO_MEMORY_EXPANSION;
-    }
-    else if (type == "PER_NODE_MEMORY_EXPANSION")
-    {
-        m->m_type = PER_NODE_MEMORY_EXPANSION;
-    }
-    else if (type == "PER_NPU_MEMORY_EXPANSION")
-    {
-        m->m_type = PER_NPU_MEMORY_EXPANSION;
-    }
-    else if (type == "MEMORY_POOL")
-    {
-        m->m_type = MEMORY_POOL;
-    }
-    else
-    {
-        throw std::runtime_error("remote memory configuration '" + path +
-                                 "': unknown memory-type '" + type + "'");
-    }
-    auto num = [&](const char* key, double def) {
-        if (!j.contains(key))
-        {
-            return def;
-        }
-        if (!j[key].is_number())
-        {
-            throw std::runtime_error("remote memory configuration '" + path + "': key '" + key +
-                                     "' must be a number");
-        }
-        return j[key].get<double>();
-    };
-    m->m_latencyNs = num("remote-mem-latency", 0);
-    m->m_bwGBps = num("remote-mem-bw", 0);
-    m->m_npusPerNode = static_cast<uint32_t>(std::max(1.0, num("num-npus-per-node", 1)));
-    return m;
+    return FromConfig(ParseRemoteMemoryConfig(path));
 }
 
 } // namespace astra

@@ -10,6 +10,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -44,6 +45,13 @@ class MemoryModel : public Object
     virtual void Access(uint32_t npu, uint64_t bytes, bool store, std::function<void()> done) = 0;
     /// \return a short name for reports
     virtual std::string GetName() const = 0;
+    /**
+     * Check that the model can serve a system of this many NPUs (called when
+     * the applications are installed). The default accepts any count.
+     * \param npus the number of NPUs
+     * \throw ConfigError naming the model's configuration when it cannot
+     */
+    virtual void CheckNpuCount(uint32_t npus) const;
 };
 
 /**
@@ -68,25 +76,33 @@ class LocalMemoryModel : public MemoryModel
     double m_bwGBps{0};
 };
 
+/// Remote (disaggregated) memory types of ASTRA-sim's remote memory configuration.
+enum class MemoryType : uint8_t
+{
+    NO_MEMORY_EXPANSION,       //!< no remote memory: any MEM_LOAD / MEM_STORE is an error
+    PER_NODE_MEMORY_EXPANSION, //!< one FIFO pool per node of num-npus-per-node NPUs
+    PER_NPU_MEMORY_EXPANSION,  //!< a private pool per NPU, no contention
+    MEMORY_POOL                //!< one FIFO pool shared by every NPU
+};
+
+/// \return e.g. "MEMORY_POOL" \param t the type
+const char* MemoryTypeName(MemoryType t);
+
+struct RemoteMemoryConfig;
+
 /**
  * \ingroup astra-sim
  * ASTRA-sim's analytical remote memory: time = latency + bytes / bandwidth,
- * with the contention of the memory type: NO_MEMORY_EXPANSION (any access is
- * an error), PER_NODE_MEMORY_EXPANSION (one FIFO per node of NpusPerNode
- * NPUs), PER_NPU_MEMORY_EXPANSION (private, no contention), MEMORY_POOL (one
- * FIFO shared by all).
+ * with the contention of the memory type (MemoryType): NO_MEMORY_EXPANSION
+ * (any access is an error), PER_NODE_MEMORY_EXPANSION (one FIFO per node of
+ * NpusPerNode NPUs), PER_NPU_MEMORY_EXPANSION (private, no contention),
+ * MEMORY_POOL (one FIFO shared by all).
  */
 class AnalyticalRemoteMemory : public MemoryModel
 {
   public:
-    /// Memory types of the remote-memory configuration.
-    enum Type
-    {
-        NO_MEMORY_EXPANSION,
-        PER_NODE_MEMORY_EXPANSION,
-        PER_NPU_MEMORY_EXPANSION,
-        MEMORY_POOL
-    };
+    /// The memory types (one enum for the model and the configuration parser).
+    using Type = MemoryType;
 
     /**
      * \brief Get the type ID.
@@ -95,21 +111,39 @@ class AnalyticalRemoteMemory : public MemoryModel
     static TypeId GetTypeId();
     void Access(uint32_t npu, uint64_t bytes, bool store, std::function<void()> done) override;
     std::string GetName() const override;
+    void CheckNpuCount(uint32_t npus) const override;
 
     /**
-     * Build from a remote-memory JSON file (`memory-type`, `remote-mem-latency`,
-     * `remote-mem-bw`, `num-nodes`, `num-npus-per-node`). Throws
-     * std::runtime_error naming the file and key on bad input.
+     * Build from a remote-memory JSON file through the configuration parser
+     * (ParseRemoteMemoryConfig in astra-config.h: unknown keys, a missing or
+     * zero bandwidth of an expansion type, bad values are errors).
+     * \param path the file
+     * \return the model
+     * \throw ConfigError naming the file and the key
      */
     static Ptr<AnalyticalRemoteMemory> FromFile(const std::string& path);
+    /**
+     * Build from a parsed remote-memory configuration.
+     * \param c the configuration
+     * \return the model
+     */
+    static Ptr<AnalyticalRemoteMemory> FromConfig(const RemoteMemoryConfig& c);
     /// \return the configured type
-    Type GetMemoryType() const;
+    MemoryType GetMemoryType() const;
+    /// \param t the type (attribute MemoryType)
+    void SetMemoryType(MemoryType t);
 
   private:
-    Type m_type{NO_MEMORY_EXPANSION};
+    /// MemoryType attribute setter \param t the type as an int
+    void SetTypeValue(int t);
+    /// MemoryType attribute getter \return the type as an int
+    int GetTypeValue() const;
+
+    MemoryType m_type{MemoryType::NO_MEMORY_EXPANSION};
     double m_latencyNs{0};
     double m_bwGBps{0};
     uint32_t m_npusPerNode{1};
+    uint32_t m_numNodes{0};        //!< NumNodes (0: not checked)
     std::vector<Time> m_busyUntil; //!< per FIFO resource
     std::string m_source;
 };

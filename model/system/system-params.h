@@ -1,7 +1,8 @@
 /*
  * Parameters of the per-NPU system layer (collective scheduling, chunking,
  * endpoint and reduction cost, compute model). Filled from an ASTRA-sim
- * system configuration by the helper / runner, or built by hand in tests.
+ * system configuration by LoadSystemParams() (astra-config.h), or built by
+ * hand in tests.
  */
 
 #ifndef ASTRA_SYSTEM_PARAMS_H
@@ -20,7 +21,8 @@ namespace ns3
 namespace astra
 {
 
-/// Collective algorithm families (one per network dimension).
+/// Collective algorithm families (one per network dimension); the one enum of the
+/// configuration parser and the collective planner.
 enum class AlgoKind : uint8_t
 {
     RING,               //!< ring (lockstep neighbour exchange)
@@ -41,9 +43,14 @@ struct AlgoSpec
     bool flattened{false};         //!< one* variants: all dimensions flattened into one
 
     /**
-     * Parse an ASTRA-sim implementation name ("ring", "direct", "direct8",
-     * "halvingDoubling", "doubleBinaryTree", "oneRing", "oneDirect",
-     * "oneHalvingDoubling"). Throws std::invalid_argument on unknown names.
+     * Parse an entry of ASTRA-sim's *-implementation lists, spelled as in
+     * ASTRA-sim: "ring", "direct", "directN" (N > 0 peers in flight),
+     * "halvingDoubling", "doubleBinaryTree", and the flattened "oneRing",
+     * "oneDirect", "oneDirectN", "oneHalvingDoubling". The one parser of
+     * these names (the configuration files go through it).
+     * \param name the name
+     * \return the algorithm
+     * \throw ConfigError (no file context) on an unknown name, with a "did you mean"
      */
     static AlgoSpec Parse(const std::string& name);
 };

@@ -6,6 +6,7 @@
 
 #include "chakra.pb.h"
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/log.h"
 
 #include <boost/iostreams/copy.hpp>
@@ -759,7 +760,7 @@ ReadChakraBuffer(const std::string& rawBytes,
     }
     if (g.nodes.empty())
     {
-        NS_LOG_WARN(name << ": no nodes (rank " << rank << " has no work)");
+        ASTRA_WARN("rank-without-nodes", name << ": no nodes (rank " << rank << " has no work)");
     }
     if (opts.validate)
     {

@@ -23,7 +23,7 @@ namespace astra
 struct ChakraReadOptions
 {
     /// Drop ctrl deps naming ids absent from the file (real PyTorch-derived traces
-    /// have them) instead of failing; the count is logged (NS_LOG_WARN) and stored in
+    /// have them) instead of failing; the count is reported (a warning, ASTRA_WARN) and stored in
     /// WorkloadGraph::droppedDanglingDeps.
     bool dropDanglingCtrlDeps{false};
     /// Same for data deps (default false: a dangling data dep is an error).

@@ -6,6 +6,7 @@
 #include "llm-workload.h"
 
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-input.h"
 
 #include <algorithm>
 #include <atomic>
@@ -26,51 +27,6 @@ namespace astra
 
 namespace
 {
-
-/// Edit distance for "did you mean".
-size_t
-EditDistance(const std::string& a, const std::string& b)
-{
-    std::vector<size_t> prev(b.size() + 1);
-    std::vector<size_t> cur(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j)
-    {
-        prev[j] = j;
-    }
-    for (size_t i = 1; i <= a.size(); ++i)
-    {
-        cur[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j)
-        {
-            const size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-        }
-        std::swap(prev, cur);
-    }
-    return prev[b.size()];
-}
-
-/// " (did you mean 'x'?)" for the closest candidate, or "".
-std::string
-DidYouMean(const std::string& s, const std::vector<std::string>& candidates)
-{
-    size_t best = std::string::npos;
-    std::string which;
-    for (const auto& c : candidates)
-    {
-        const size_t d = EditDistance(s, c);
-        if (d < best)
-        {
-            best = d;
-            which = c;
-        }
-    }
-    if (which.empty() || best > std::max<size_t>(2, which.size() / 2))
-    {
-        return "";
-    }
-    return " (did you mean '" + which + "'?)";
-}
 
 std::string
 Join(const std::vector<std::string>& v)

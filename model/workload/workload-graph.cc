@@ -230,11 +230,55 @@ WorkloadGraph::Validate(bool dropDanglingCtrl, bool dropDanglingData)
     }
     if (dropped > 0)
     {
-        NS_LOG_WARN(file << ": dropped " << dropped << " dangling dependencies");
+        ASTRA_WARN("dangling-dependencies-dropped",
+                   file << ": dropped " << dropped
+                        << " dependencies naming ids that are not in the file");
     }
     droppedDanglingDeps += dropped;
     TopologicalOrder(); // throws on cycles
     return dropped;
+}
+
+DependencyTable
+DependencyTable::Build(const WorkloadGraph& g)
+{
+    const auto& nodes = g.nodes;
+    const uint32_t n = static_cast<uint32_t>(nodes.size());
+    const IdLookup ids(nodes);
+    DependencyTable t;
+    t.pending.assign(n, 0);
+    t.childStart.assign(n + 1, 0);
+    // count the children of every node, then fill them in node order
+    std::vector<std::pair<uint32_t, uint32_t>> edges; // (parent, child)
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        for (int kind = 0; kind < 2; ++kind)
+        {
+            for (uint64_t d : kind == 0 ? nodes[i].dataDeps : nodes[i].ctrlDeps)
+            {
+                const uint32_t pos = ids.Find(d);
+                if (pos == IdLookup::kNone)
+                {
+                    t.dangling.push_back({i, d, kind == 1});
+                    continue;
+                }
+                edges.emplace_back(pos, i);
+                ++t.pending[i];
+                ++t.childStart[pos + 1];
+            }
+        }
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        t.childStart[i + 1] += t.childStart[i];
+    }
+    t.children.assign(edges.size(), 0);
+    std::vector<uint32_t> fill(t.childStart.begin(), t.childStart.end() - 1);
+    for (const auto& e : edges)
+    {
+        t.children[fill[e.first]++] = e.second;
+    }
+    return t;
 }
 
 std::vector<uint64_t>
@@ -242,24 +286,9 @@ WorkloadGraph::TopologicalOrder() const
 {
     const size_t n = nodes.size();
     const IdLookup ids(nodes);
-    std::vector<uint32_t> pending(n, 0);
-    std::vector<std::vector<uint32_t>> children(n);
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        for (const auto* deps : {&nodes[i].dataDeps, &nodes[i].ctrlDeps})
-        {
-            for (uint64_t d : *deps)
-            {
-                uint32_t pos = ids.Find(d);
-                if (pos == IdLookup::kNone)
-                {
-                    continue; // dangling deps are reported by Validate()
-                }
-                children[pos].push_back(i);
-                ++pending[i];
-            }
-        }
-    }
+    // dangling deps are left out here; Validate() reports them
+    DependencyTable deps = DependencyTable::Build(*this);
+    std::vector<uint32_t>& pending = deps.pending;
     std::vector<uint32_t> ready;
     for (uint32_t i = 0; i < n; ++i)
     {
@@ -275,8 +304,9 @@ WorkloadGraph::TopologicalOrder() const
     {
         uint32_t i = ready[head++];
         order.push_back(nodes[i].id);
-        for (uint32_t c : children[i])
+        for (uint32_t k = deps.childStart[i]; k < deps.childStart[i + 1]; ++k)
         {
+            const uint32_t c = deps.children[k];
             if (--pending[c] == 0)
             {
                 ready.push_back(c);

@@ -7,6 +7,8 @@
 #ifndef ASTRA_WORKLOAD_GRAPH_H
 #define ASTRA_WORKLOAD_GRAPH_H
 
+#include "ns3/astra-diagnostics.h"
+
 #include <cstdint>
 #include <map>
 #include <ostream>
@@ -52,10 +54,10 @@ enum class CollType : uint8_t
  * Error in a workload input (Chakra ET file, text workload, generated graph).
  * what() names the file, the node id where relevant, and the cause.
  */
-class WorkloadError : public std::runtime_error
+class WorkloadError : public InputError
 {
   public:
-    using std::runtime_error::runtime_error;
+    using InputError::InputError;
 };
 
 /// \return e.g. "ALL_REDUCE"
@@ -144,6 +146,41 @@ struct WorkloadGraph
 
     /// \return the node ids in a topological order (deps first); throws on cycles
     std::vector<uint64_t> TopologicalOrder() const;
+};
+
+/// A dependency naming an id that is not in the graph.
+struct DanglingDependency
+{
+    uint32_t node{0}; //!< position of the node that has it
+    uint64_t dep{0};  //!< the id it names
+    bool ctrl{false}; //!< a control (true) or data (false) dependency
+};
+
+/**
+ * \ingroup astra-sim
+ * The dependencies of a graph resolved to node positions: what every
+ * executor of a graph (the per-NPU engine, the custom-collective
+ * interpreter, the topological sort) needs. Edges are stored compressed:
+ * the nodes that depend on node i are children[childStart[i] ..
+ * childStart[i + 1]), in increasing position (a node depending twice on i is
+ * listed twice), and pending[i] counts node i's resolved dependencies.
+ */
+struct DependencyTable
+{
+    std::vector<uint32_t> pending;            //!< resolved dependencies per node
+    std::vector<uint32_t> childStart;         //!< n + 1 offsets into children
+    std::vector<uint32_t> children;           //!< dependent node positions
+    std::vector<DanglingDependency> dangling; //!< deps naming absent ids (not in the table)
+
+    /**
+     * Resolve a graph's data and control dependencies (data before control
+     * per node, in node order). Dependencies naming absent ids are left out
+     * and listed in `dangling`, in the same order; the caller decides whether
+     * they are errors.
+     * \param g the graph
+     * \return the table
+     */
+    static DependencyTable Build(const WorkloadGraph& g);
 };
 
 } // namespace astra

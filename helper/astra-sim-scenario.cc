@@ -1,0 +1,352 @@
+/*
+ * The scenario driver (astra-sim-scenario.h).
+ */
+
+#include "astra-sim-scenario.h"
+
+#include "ns3/astra-diagnostics.h"
+#include "ns3/astra-input.h"
+#include "ns3/astra-report.h"
+#include "ns3/network-backend-factory.h"
+#include "ns3/rdma-switch.h"
+#include "ns3/rdma-trace-writers.h"
+#include "ns3/roce-backend.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <stdexcept>
+#include <sys/stat.h>
+
+namespace ns3
+{
+namespace astra
+{
+
+AstraSimScenario::AstraSimScenario()
+{
+    m_monitor = CreateObject<AstraRunMonitor>();
+}
+
+AstraSimScenario::~AstraSimScenario() = default;
+
+void
+AstraSimScenario::SetTopology(std::shared_ptr<const Topology> topo)
+{
+    m_topo = topo;
+}
+
+void
+AstraSimScenario::SetSystemParams(const SystemParams& params)
+{
+    m_params = params;
+}
+
+void
+AstraSimScenario::SetWorkloads(const std::vector<std::shared_ptr<const WorkloadGraph>>& graphs)
+{
+    m_graphs = graphs;
+}
+
+void
+AstraSimScenario::SetCommGroups(const std::map<std::string, std::vector<uint32_t>>& groups)
+{
+    m_groups = groups;
+}
+
+void
+AstraSimScenario::SetMemoryModel(Ptr<MemoryModel> mem)
+{
+    m_mem = mem;
+}
+
+void
+AstraSimScenario::SetBackend(const std::string& kind)
+{
+    NetworkBackendFactory::CheckName(kind);
+    m_kind = kind;
+}
+
+void
+AstraSimScenario::SetAppAttribute(const std::string& n, const AttributeValue& v)
+{
+    m_helper.SetAttribute(n, v);
+}
+
+void
+AstraSimScenario::SetRngStreams(int64_t first)
+{
+    if (first < -1)
+    {
+        throw InputError("random stream number " + std::to_string(first) +
+                         ": expected -1 (automatic) or a stream number >= 0");
+    }
+    m_rngStreams = first;
+}
+
+AstraFabricHelper&
+AstraSimScenario::GetFabric()
+{
+    return m_fabric;
+}
+
+Ptr<AstraRunMonitor>
+AstraSimScenario::GetMonitor() const
+{
+    return m_monitor;
+}
+
+void
+AstraSimScenario::Build()
+{
+    if (m_built)
+    {
+        throw std::runtime_error("AstraSimScenario::Build called twice");
+    }
+    if (!m_topo)
+    {
+        throw std::runtime_error("AstraSimScenario::Build: no topology set");
+    }
+    if (NetworkBackendFactory::NeedsFabric(m_kind))
+    {
+        m_fabric.Install(m_topo);
+        if (m_rngStreams >= 0)
+        {
+            m_fabric.AssignStreams(m_rngStreams);
+        }
+        m_roce = DynamicCast<RoceBackend>(NetworkBackendFactory::Create(m_kind, m_topo, false));
+        if (!m_roce)
+        {
+            throw InputError("network backend '" + m_kind +
+                             "' needs a fabric that AstraSimScenario cannot attach");
+        }
+        m_roce->SetFabric(m_topo, m_fabric.GetNpus());
+        m_backend = m_roce;
+        m_nodes = m_fabric.GetNpus();
+    }
+    else
+    {
+        m_backend = NetworkBackendFactory::Create(m_kind, m_topo, m_params.compat);
+        m_nodes.Create(m_topo->GetNpuCount());
+    }
+    m_ctx = CreateObject<SystemContext>();
+    m_ctx->Setup(m_backend, m_topo->GetDimensions(), m_params);
+    m_ctx->SetCommGroups(m_groups);
+    m_helper.SetContext(m_ctx);
+    m_helper.SetWorkloads(m_graphs);
+    if (m_mem)
+    {
+        m_helper.SetMemoryModel(m_mem);
+    }
+    ApplicationContainer ac = m_helper.Install(m_nodes);
+    for (uint32_t i = 0; i < ac.GetN(); ++i)
+    {
+        m_apps.push_back(DynamicCast<AstraSimApplication>(ac.Get(i)));
+    }
+    ac.Start(Seconds(0));
+    m_monitor->Watch(m_apps, m_backend);
+    if (m_roce)
+    {
+        m_monitor->WatchFabric(m_fabric.GetAllNodes());
+    }
+    m_built = true;
+}
+
+int
+AstraSimScenario::Run(Time stopAt)
+{
+    if (!m_built)
+    {
+        throw std::runtime_error("AstraSimScenario::Run before Build");
+    }
+    m_monitor->Start();
+    if (stopAt.IsStrictlyPositive())
+    {
+        Simulator::Stop(stopAt);
+    }
+    auto wall0 = std::chrono::steady_clock::now();
+    Simulator::Run();
+    m_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    m_status = 0;
+    bool unfinished = false;
+    for (const auto& a : m_apps)
+    {
+        if (!a->GetError().empty())
+        {
+            m_status = 1;
+        }
+        unfinished = unfinished || !a->IsFinished();
+    }
+    if (m_status == 0 && unfinished)
+    {
+        m_status = 2;
+    }
+    if (m_status == 0 && m_monitor->GetLosslessDrops() > 0)
+    {
+        m_status = 3;
+    }
+    if (Warnings::GetStream() != nullptr)
+    {
+        Warnings::PrintSummary(*Warnings::GetStream());
+    }
+    return m_status;
+}
+
+void
+AstraSimScenario::PrintStatus(std::ostream& os) const
+{
+    for (const auto& a : m_apps)
+    {
+        if (!a->GetError().empty())
+        {
+            os << "error: NPU " << a->GetNpuId() << ": " << a->GetError() << std::endl;
+        }
+    }
+    if (m_status == 2)
+    {
+        const uint32_t left = uint32_t(m_apps.size()) - m_monitor->GetFinishedNpus();
+        os << "error: " << left << " of " << m_apps.size() << " NPU(s) unfinished at "
+           << Simulator::Now().GetNanoSeconds() << " ns";
+        if (m_monitor->IsHung())
+        {
+            os << " (deadlock: unmatched SEND/RECV or collective, or a stuck fabric)\n"
+               << m_monitor->GetHangReport();
+        }
+        else
+        {
+            os << " (simulation time limit)\n" << m_monitor->DescribeWaits();
+        }
+    }
+    if (m_monitor->GetLosslessDrops() > 0)
+    {
+        os << "error: " << m_monitor->DescribeLosslessDrops();
+    }
+}
+
+void
+AstraSimScenario::PrintNpuLines(std::ostream& os) const
+{
+    AstraReport(m_ctx, m_apps).PrintNpuLines(os);
+}
+
+void
+AstraSimScenario::PrintSummary(std::ostream& os) const
+{
+    AstraReport(m_ctx, m_apps).PrintSummary(os);
+}
+
+void
+AstraSimScenario::PrintFabricSummary(std::ostream& os, const RdmaFctWriter* fct) const
+{
+    if (!m_roce)
+    {
+        return;
+    }
+    RdmaRunSummary sum = RdmaRunSummary::Collect(m_fabric.GetNpus(), m_fabric.GetSwitches(), fct);
+    // NPUs relaying transit traffic (switch-less or cross-dimension paths): their forwarders'
+    // counters (their ports were counted as host ports above)
+    for (uint32_t i = 0; i < m_fabric.GetNpus().GetN(); ++i)
+    {
+        if (Ptr<RdmaSwitch> fwd = m_fabric.GetNpus().Get(i)->GetObject<RdmaSwitch>())
+        {
+            sum.drops += fwd->GetDrops();
+            sum.losslessDrops += fwd->GetLosslessDrops();
+            sum.ecnMarks += fwd->GetEcnMarks();
+            sum.pauseFrames += fwd->GetPausesSent();
+            for (uint32_t p = 0; p < fwd->GetNPorts(); ++p)
+            {
+                sum.maxQueueBytes = std::max(sum.maxQueueBytes, fwd->GetMaxQueueBytes(p));
+            }
+        }
+    }
+    os << "fabric: PFC pause frames " << sum.pauseFrames << " (paused "
+       << sum.totalPauseTime.GetMicroSeconds() << " us in total), ECN marks " << sum.ecnMarks
+       << ", CNPs " << sum.cnps << ", drops " << sum.drops << " (lossless " << sum.losslessDrops
+       << "), NAKs " << sum.naks << ", timeouts " << sum.timeouts << ", retransmitted packets "
+       << sum.retxPkts << ", peak queue " << sum.maxQueueBytes << " B\n";
+    os << "FCT slowdown p50 " << std::setprecision(2) << sum.slowdownP50 << ", p95 "
+       << sum.slowdownP95 << ", p99 " << sum.slowdownP99 << " over " << sum.messages
+       << " messages\n";
+    os << "roce backend: " << m_roce->GetDeliveredMessages() << " messages, "
+       << m_roce->GetDeliveredBytes() << " bytes delivered, " << m_roce->GetQpCount()
+       << " QPs; wall " << std::fixed << std::setprecision(2) << m_wall << " s, events "
+       << Simulator::GetEventCount() << "\n";
+}
+
+void
+AstraSimScenario::WriteReports(const std::string& dir) const
+{
+    mkdir(dir.c_str(), 0755);
+    AstraReport report(m_ctx, m_apps);
+    report.WriteNpuCsv(dir + "/npus.csv");
+    report.WriteCollectiveCsv(dir + "/collectives.csv");
+    report.WriteChromeTrace(dir + "/timeline.json");
+}
+
+Ptr<SystemContext>
+AstraSimScenario::GetContext() const
+{
+    return m_ctx;
+}
+
+const std::vector<Ptr<AstraSimApplication>>&
+AstraSimScenario::GetApps() const
+{
+    return m_apps;
+}
+
+Ptr<NetworkBackend>
+AstraSimScenario::GetBackend() const
+{
+    return m_backend;
+}
+
+Ptr<RoceBackend>
+AstraSimScenario::GetRoceBackend() const
+{
+    return m_roce;
+}
+
+NodeContainer
+AstraSimScenario::GetNpuNodes() const
+{
+    return m_nodes;
+}
+
+double
+AstraSimScenario::GetWallSeconds() const
+{
+    return m_wall;
+}
+
+int
+AstraSimScenario::GetStatus() const
+{
+    return m_status;
+}
+
+void
+AstraSimScenario::Destroy()
+{
+    m_apps.clear();
+    if (m_monitor)
+    {
+        m_monitor->Dispose();
+    }
+    m_monitor = nullptr;
+    if (m_ctx)
+    {
+        m_ctx->Dispose();
+    }
+    m_ctx = nullptr;
+    m_backend = nullptr;
+    m_roce = nullptr;
+    m_nodes = NodeContainer();
+    Simulator::Destroy();
+    Warnings::Reset();
+}
+
+} // namespace astra
+} // namespace ns3

@@ -1,0 +1,157 @@
+/*
+ * The scenario driver: one path from inputs to results (backend, system
+ * context, applications, run monitor, reports), shared by astra-sim-runner,
+ * training-on-roce, AstraSimHelper::Run and the tests.
+ */
+
+#ifndef ASTRA_SIM_SCENARIO_H
+#define ASTRA_SIM_SCENARIO_H
+
+#include "ns3/astra-fabric-helper.h"
+#include "ns3/astra-run-monitor.h"
+#include "ns3/astra-sim-helper.h"
+
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class RdmaFctWriter;
+
+namespace astra
+{
+
+class RoceBackend;
+
+/**
+ * \ingroup astra-sim
+ * One path from inputs to results, shared by astra-sim-runner and
+ * training-on-roce: builds the backend ("analytical", "flow" or the
+ * packet-level "roce" fabric from the topology via AstraFabricHelper), the
+ * system context and one AstraSimApplication per NPU, runs the simulation
+ * under an AstraRunMonitor and prints / writes the reports.
+ *
+ * \code
+ * AstraSimScenario sc;
+ * sc.SetTopology(topo);
+ * sc.SetSystemParams(params);
+ * sc.SetWorkloads(graphs);
+ * sc.SetBackend("roce");
+ * sc.Build();                      // throws (InputError, std::runtime_error) on bad input
+ * int status = sc.Run();           // 0 ok, 1 NPU error, 2 hang/unfinished, 3 lossless drop
+ * sc.PrintStatus(std::cerr);
+ * sc.PrintReport(std::cout);
+ * sc.WriteReports("out");
+ * sc.Destroy();
+ * \endcode
+ */
+class AstraSimScenario
+{
+  public:
+    AstraSimScenario();
+    ~AstraSimScenario();
+
+    void SetTopology(std::shared_ptr<const Topology> topo); //!< \param topo the topology
+    void SetSystemParams(const SystemParams& params);       //!< \param params system parameters
+    /// \param graphs one workload graph per NPU
+    void SetWorkloads(const std::vector<std::shared_ptr<const WorkloadGraph>>& graphs);
+    /// \param groups communicator groups (id -> NPUs)
+    void SetCommGroups(const std::map<std::string, std::vector<uint32_t>>& groups);
+    void SetMemoryModel(Ptr<MemoryModel> mem); //!< \param mem remote memory model (null: local)
+    /// \param kind "analytical", "flow" or "roce"
+    void SetBackend(const std::string& kind);
+    /// Set an attribute of the AstraSimApplication instances \param n name \param v value
+    void SetAppAttribute(const std::string& n, const AttributeValue& v);
+    /// \return the fabric helper (configure it before Build; used by "roce" only)
+    AstraFabricHelper& GetFabric();
+    /**
+     * Fix the random streams of the fabric's switches (ECN marking draws):
+     * \p first >= 0 numbers them from \p first (AstraFabricHelper::AssignStreams),
+     * so the results do not depend on what ran before in the same process; -1
+     * (default) keeps ns-3's automatic stream numbering, under which a
+     * scenario's draws depend on the random variables created before it.
+     * \param first first stream number, or -1
+     */
+    void SetRngStreams(int64_t first);
+    /// \return the monitor (set its attributes before Run)
+    Ptr<AstraRunMonitor> GetMonitor() const;
+
+    /// Create backend, nodes, context and applications. Throws InputError (e.g. an
+    /// unknown backend, a memory model too small for the NPUs) or std::runtime_error.
+    void Build();
+
+    /**
+     * Run the simulation until every NPU finished, a hang was detected or
+     * stopAt, then print the summary of repeated warnings
+     * (Warnings::PrintSummary) on the warnings stream (std::cerr by default).
+     * \param stopAt simulated time limit (zero: none)
+     * \return status (ExitStatus): 0 ok, 1 an NPU failed, 2 hang or NPUs unfinished,
+     *         3 lossless drops
+     */
+    int Run(Time stopAt = Time(0));
+
+    /**
+     * Print NPU errors, the hang report (or the unfinished NPUs) and the
+     * lossless drops to a stream (nothing if the run was clean).
+     * \param os the stream
+     */
+    void PrintStatus(std::ostream& os) const;
+    /// ASTRA-sim's per-NPU lines \param os the stream
+    void PrintNpuLines(std::ostream& os) const;
+    /// Summary with the per-collective table \param os the stream
+    void PrintSummary(std::ostream& os) const;
+    /**
+     * The fabric's PFC / ECN / CNP / drop counts, FCT slowdown and RoCE
+     * backend counters (roce only).
+     * \param os the stream
+     * \param fct FCT writer for the slowdown percentiles (may be null)
+     */
+    void PrintFabricSummary(std::ostream& os, const RdmaFctWriter* fct) const;
+    /// Write npus.csv, collectives.csv and timeline.json into dir (created). Throws.
+    /// \param dir the folder
+    void WriteReports(const std::string& dir) const;
+
+    Ptr<SystemContext> GetContext() const;                        //!< \return the context
+    const std::vector<Ptr<AstraSimApplication>>& GetApps() const; //!< \return one per NPU
+    Ptr<NetworkBackend> GetBackend() const;                       //!< \return the backend
+    Ptr<RoceBackend> GetRoceBackend() const;                      //!< \return null unless roce
+    NodeContainer GetNpuNodes() const;                            //!< \return NPU nodes
+    double GetWallSeconds() const;                                //!< \return wall time of Run
+    int GetStatus() const;                                        //!< \return status of Run
+
+    /**
+     * Release the objects, Simulator::Destroy() and forget the warnings
+     * (Warnings::Reset), so that a second scenario in the same process
+     * starts clean.
+     */
+    void Destroy();
+
+  private:
+    std::shared_ptr<const Topology> m_topo;                     //!< topology
+    SystemParams m_params;                                      //!< system parameters
+    std::vector<std::shared_ptr<const WorkloadGraph>> m_graphs; //!< one per NPU
+    std::map<std::string, std::vector<uint32_t>> m_groups;      //!< communicator groups
+    Ptr<MemoryModel> m_mem;                                     //!< remote memory (or null)
+    std::string m_kind{"analytical"};                           //!< backend kind
+    int64_t m_rngStreams{-1};                                   //!< first fabric stream, -1: auto
+    AstraSimHelper m_helper;                                    //!< application helper
+    AstraFabricHelper m_fabric;                                 //!< fabric (roce)
+    Ptr<AstraRunMonitor> m_monitor;                             //!< monitor
+    Ptr<SystemContext> m_ctx;                                   //!< system context
+    Ptr<NetworkBackend> m_backend;                              //!< backend
+    Ptr<RoceBackend> m_roce;                                    //!< backend if roce
+    NodeContainer m_nodes;                                      //!< NPU nodes
+    std::vector<Ptr<AstraSimApplication>> m_apps;               //!< engines
+    double m_wall{0};                                           //!< wall seconds of Run
+    int m_status{0};                                            //!< status of Run
+    bool m_built{false};                                        //!< Build() done
+};
+
+} // namespace astra
+} // namespace ns3
+
+#endif /* ASTRA_SIM_SCENARIO_H */

@@ -1,0 +1,73 @@
+#include "rdma-host-directory.h"
+
+#include "rdma-host-stack.h"
+
+#include "ns3/astra-diagnostics.h"
+
+#include <string>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaHostDirectory);
+
+TypeId
+RdmaHostDirectory::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RdmaHostDirectory")
+                            .SetParent<Object>()
+                            .SetGroupName("AstraSim")
+                            .AddConstructor<RdmaHostDirectory>();
+    return tid;
+}
+
+RdmaHostDirectory::RdmaHostDirectory() = default;
+
+RdmaHostDirectory::~RdmaHostDirectory() = default;
+
+void
+RdmaHostDirectory::DoDispose()
+{
+    m_stacks.clear();
+    Object::DoDispose();
+}
+
+void
+RdmaHostDirectory::Add(RdmaHostStack* stack)
+{
+    const uint32_t idx = stack->GetHostIndex();
+    if (m_stacks.size() <= idx)
+    {
+        m_stacks.resize(size_t(idx) + 1, nullptr);
+    }
+    if (m_stacks[idx] && m_stacks[idx] != stack)
+    {
+        throw astra::InputError("RdmaHostDirectory: host index " + std::to_string(idx) +
+                                " is already taken by another host stack");
+    }
+    m_stacks[idx] = stack;
+}
+
+void
+RdmaHostDirectory::Remove(RdmaHostStack* stack)
+{
+    const uint32_t idx = stack->GetHostIndex();
+    if (idx < m_stacks.size() && m_stacks[idx] == stack)
+    {
+        m_stacks[idx] = nullptr;
+    }
+}
+
+Ptr<RdmaHostStack>
+RdmaHostDirectory::Find(uint32_t hostIndex) const
+{
+    return hostIndex < m_stacks.size() ? Ptr<RdmaHostStack>(m_stacks[hostIndex]) : nullptr;
+}
+
+uint32_t
+RdmaHostDirectory::GetSize() const
+{
+    return uint32_t(m_stacks.size());
+}
+
+} // namespace ns3

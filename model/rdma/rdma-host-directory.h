@@ -1,0 +1,67 @@
+/*
+ * RdmaHostDirectory: the host stacks of one fabric by host index, the
+ * simulator's out-of-band connection manager (what RDMA CM's address
+ * resolution gives a real NIC). RdmaHostStack::GetOrCreateQp finds the
+ * destination's stack here to create and connect both ends of a QP.
+ *
+ * One directory per fabric, created by the RdmaHelper that numbers the hosts
+ * (so per simulation: a second fabric built after Simulator::Destroy has its
+ * own). It holds plain pointers: a stack leaves its directory when disposed.
+ */
+
+#ifndef RDMA_HOST_DIRECTORY_H
+#define RDMA_HOST_DIRECTORY_H
+
+#include "ns3/object.h"
+#include "ns3/ptr.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+class RdmaHostStack;
+
+/**
+ * \ingroup astra-sim
+ * Host stacks of one fabric, indexed by host index.
+ *
+ * \code
+ * Ptr<RdmaHostDirectory> dir = CreateObject<RdmaHostDirectory>();
+ * stackA->SetHostIndex(0);  stackA->SetDirectory(dir);
+ * stackB->SetHostIndex(1);  stackB->SetDirectory(dir);
+ * Ptr<RdmaQueuePair> qp = stackA->GetOrCreateQp(1);   // finds stackB in dir
+ * \endcode
+ * RdmaHelper::InstallHosts does this for the hosts it installs.
+ */
+class RdmaHostDirectory : public Object
+{
+  public:
+    static TypeId GetTypeId(); //!< \return the TypeId
+    RdmaHostDirectory();
+    ~RdmaHostDirectory() override;
+
+    /**
+     * Register a stack under its host index (RdmaHostStack::SetDirectory calls it).
+     * Throws astra::InputError if another stack already holds the index.
+     * \param stack the stack
+     */
+    void Add(RdmaHostStack* stack);
+    /// Forget a stack (no-op if it is not registered under its index) \param stack the stack
+    void Remove(RdmaHostStack* stack);
+    /// \return the stack of a host index (nullptr if none) \param hostIndex the index
+    Ptr<RdmaHostStack> Find(uint32_t hostIndex) const;
+    /// \return one past the highest host index registered so far
+    uint32_t GetSize() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    std::vector<RdmaHostStack*> m_stacks; //!< by host index (nullptr: none)
+};
+
+} // namespace ns3
+
+#endif /* RDMA_HOST_DIRECTORY_H */
