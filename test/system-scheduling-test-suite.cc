@@ -11,6 +11,8 @@
 
 #include "system-test-util.h"
 
+#include "ns3/astra-config.h"
+#include "ns3/astra-diagnostics.h"
 #include "ns3/test.h"
 
 using namespace ns3;
@@ -201,6 +203,66 @@ class SmallestFirstCase : public TestCase
     }
 };
 
+/// The configuration keys select the strategies; modelled values warn not, misspellings fail
+class SchedulingKeysCase : public TestCase
+{
+  public:
+    SchedulingKeysCase()
+        : TestCase("inter-/intra-dimension-scheduling keys take effect or are rejected")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Warnings::SetStream(nullptr);
+        Warnings::Reset();
+        auto params = [](const std::string& json) {
+            return ToSystemParams(ParseSystemConfigText(json, "s.json"));
+        };
+        NS_TEST_EXPECT_MSG_EQ((params("{}").interDim == InterDimScheduling::BASELINE),
+                              true,
+                              "default baseline");
+        for (std::string v : {"themis", "offlineGreedy"})
+        {
+            auto p = params(R"({"inter-dimension-scheduling": ")" + v + "\"}");
+            NS_TEST_EXPECT_MSG_EQ((p.interDim == InterDimScheduling::THEMIS), true, v);
+        }
+
+        for (std::string v : {"baseline", "ascending"})
+        {
+            auto p = params(R"({"inter-dimension-scheduling": ")" + v + "\"}");
+            NS_TEST_EXPECT_MSG_EQ((p.interDim == InterDimScheduling::BASELINE), true, v);
+        }
+        for (std::string v : {"smallestFirst", "SCF"})
+
+        {
+            auto p = params(R"({"intra-dimension-scheduling": ")" + v + "\"}");
+            NS_TEST_EXPECT_MSG_EQ((p.intraDim == IntraDimScheduling::SMALLEST_FIRST), true, v);
+        }
+
+        NS_TEST_EXPECT_MSG_EQ(Warnings::GetCount("not-modelled:inter-dimension-scheduling") +
+                                  Warnings::GetCount("not-modelled:intra-dimension-scheduling"),
+                              0u,
+                              "modelled values do not warn");
+        std::string err;
+        try
+        {
+            params(R"({"inter-dimension-scheduling": "themsi"})");
+        }
+
+        catch (const InputError& e)
+        {
+            err = e.what();
+        }
+
+        const bool hinted = err.find("did you mean 'themis'") != std::string::npos;
+        NS_TEST_EXPECT_MSG_EQ(hinted, true, "a misspelling is an error: " << err);
+        Warnings::Reset();
+        Warnings::SetStream(&std::cerr);
+    }
+};
+
 class SystemSchedulingTestSuite : public TestSuite
 {
   public:
@@ -209,6 +271,7 @@ class SystemSchedulingTestSuite : public TestSuite
     {
         AddTestCase(new ThemisCase, TestCase::QUICK);
         AddTestCase(new SmallestFirstCase, TestCase::QUICK);
+        AddTestCase(new SchedulingKeysCase, TestCase::QUICK);
     }
 };
 

@@ -452,11 +452,16 @@ WarnNotModelledKeys(const SystemConfig& c, const std::map<std::string, std::stri
          "local memory is not tracked");
     warn("boost-mode", c.boostMode != 0, "every NPU is simulated");
     warn("intra-dimension-scheduling",
-         c.intraDimensionScheduling != "FIFO",
-         "chunks of a dimension are served in FIFO order");
+         c.intraDimensionScheduling == "RG" ||
+             c.intraDimensionScheduling == "lessRemainingPhaseFirst",
+         "only FIFO and smallestFirst (SCF) are modelled; chunks of a dimension are served in "
+         "FIFO order");
     warn("inter-dimension-scheduling",
-         c.interDimensionScheduling != "baseline" && c.interDimensionScheduling != "ascending",
-         "dimensions are scheduled in the baseline (ascending) order");
+         c.interDimensionScheduling == "themisFlex" ||
+             c.interDimensionScheduling == "offlineGreedyFlex" ||
+             c.interDimensionScheduling == "roundRobin",
+         "only baseline (ascending) and themis (offlineGreedy) are modelled; dimensions are "
+         "scheduled in the baseline order");
     warn("packet-routing", true, "an ASTRA-sim 1.0 key without an equivalent here");
     warn("injection-policy", true, "an ASTRA-sim 1.0 key without an equivalent here");
     warn("seprate-log", true, "an ASTRA-sim 1.0 key without an equivalent here");
@@ -556,6 +561,14 @@ ToSystemParams(const SystemConfig& c, const std::string& baseDir)
                                                       : SchedulingPolicy::LIFO;
     p.optimization = c.collectiveOptimization == "localBWAware" ? CollOptimization::LOCAL_BW_AWARE
                                                                 : CollOptimization::BASELINE;
+    p.interDim =
+        c.interDimensionScheduling == "themis" || c.interDimensionScheduling == "offlineGreedy"
+            ? InterDimScheduling::THEMIS
+            : InterDimScheduling::BASELINE;
+    p.intraDim =
+        c.intraDimensionScheduling == "SCF" || c.intraDimensionScheduling == "smallestFirst"
+            ? IntraDimScheduling::SMALLEST_FIRST
+            : IntraDimScheduling::FIFO;
     const std::pair<const std::vector<AlgoSpec>*, std::vector<AlgoSpec>*> lists[] = {
         {&c.allReduceImpl, &p.allReduce},
         {&c.allGatherImpl, &p.allGather},

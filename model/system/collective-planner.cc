@@ -106,6 +106,14 @@ CollectivePlanner::Setup(const std::vector<DimensionSpec>& dims, const SystemPar
     }
     m_npus = n;
     CheckListLengths();
+    if (m_params.compat && (m_params.interDim != InterDimScheduling::BASELINE ||
+                            m_params.intraDim != IntraDimScheduling::FIFO))
+    {
+        ASTRA_WARN("compat-dimension-scheduling",
+                   "inter-/intra-dimension-scheduling other than baseline/FIFO: ASTRA-sim 2.0 "
+                   "does not read these keys, so compat (--compat=1) schedules as baseline/FIFO; "
+                   "the default model applies them");
+    }
 }
 
 const std::vector<AlgoSpec>&
