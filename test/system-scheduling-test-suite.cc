@@ -263,6 +263,139 @@ class SchedulingKeysCase : public TestCase
     }
 };
 
+/**
+ * Rooted collectives on [Switch 4, Switch 2] (NPU = c0 + 4 c1; 64 B/ns,
+ * 100 ns, d = 10), root NPU 5 (c0 = 1, c1 = 1) from the trace (comm_src /
+ * comm_dst), S = 1 MiB, one phase per dimension:
+ *
+ * SCATTER: dimension 0 on the root's line {5, 6, 7, 4}: the root sends S/4 to
+ * 6, 7, 4, one after another on its uplink (ser0 = S/4 / B apart, T0 =
+ * T(S/4)); dimension 1: each of them passes S/8 to its partner (T1 = T(S/8))
+ * once it has its share. NPU 0 (partner of 4) finishes last: 2 ser0 + T0 + d
+ * + T1 + d.
+ *
+ * GATHER: dimension 0 on every line to its member at c0 = 1 (each sends S:
+ * T(S) + d), then dimension 1 from NPU 1 to the root (4S: T(4S) + d).
+ *
+ * BARRIER: dissemination on every line of each dimension: 2 + 1 rounds of
+ * T(1) + d.
+ */
+class RootedHierarchicalCase : public TestCase
+{
+  public:
+    RootedHierarchicalCase()
+        : TestCase("REDUCE GATHER SCATTER BROADCAST BARRIER per dimension, root from the trace")
+    {
+    }
+
+  private:
+    static void Sent(std::map<int32_t, uint64_t>* bytes, const NetMessage& m)
+    {
+        (*bytes)[m.dim] += m.bytes;
+    }
+
+    AstraRunResult Run(CollType t, int32_t src, int32_t dst, std::map<int32_t, uint64_t>& bytes)
+    {
+        Graphs gs = CollGraphs(8, t, kS);
+        for (auto& g : gs)
+        {
+            auto w = std::make_shared<WorkloadGraph>(*g);
+            w->nodes[0].commSrc = src;
+            w->nodes[0].commDst = dst;
+            g = w;
+        }
+        AstraRunOptions o;
+        o.hook = [&bytes](Ptr<SystemContext> ctx, const std::vector<Ptr<AstraSimApplication>>&) {
+            ctx->TraceConnectWithoutContext("MessageSent", MakeBoundCallback(&Sent, &bytes));
+        };
+        auto topo =
+            TopoDims({{DimType::SWITCH, 4, kGbps, kLat}, {DimType::SWITCH, 2, kGbps, kLat}});
+        return AstraSimHelper::Run(topo, Params(1, 1, kD, 0, false), gs, o);
+    }
+
+    void DoRun() override
+    {
+        const int64_t ser0 = static_cast<int64_t>(kS / 4 / kB);
+        const int64_t t0 = T(kS / 4);
+        const int64_t t1 = T(kS / 8);
+        {
+            std::map<int32_t, uint64_t> b;
+            auto r = Run(CollType::SCATTER, 5, -1, b);
+            NS_TEST_ASSERT_MSG_EQ(r.unfinished.empty(), true, "scatter finishes");
+            const int64_t want[8] = {2 * ser0 + t0 + 2 * kD + t1, // partner of 4
+                                     2 * ser0 + t0 + t1 + kD,     // partner of the root
+                                     t0 + 2 * kD + t1,            // partner of 6
+                                     ser0 + t0 + 2 * kD + t1,     // partner of 7
+                                     2 * ser0 + t0 + kD + t1,     // 3rd on the root's line
+                                     2 * ser0 + t0 + t1,          // the root: sends acked
+                                     t0 + kD + t1,                // 1st
+                                     ser0 + t0 + kD + t1};        // 2nd
+            for (uint32_t i = 0; i < 8; ++i)
+            {
+                NS_TEST_EXPECT_MSG_EQ(r.finishNs[i], want[i], "scatter: NPU " << i);
+            }
+            NS_TEST_EXPECT_MSG_EQ(b[0], 3 * kS / 4, "scatter: dimension 0 bytes");
+            NS_TEST_EXPECT_MSG_EQ(b[1], 4 * kS / 8, "scatter: dimension 1 bytes");
+        }
+        {
+            std::map<int32_t, uint64_t> b;
+            auto r = Run(CollType::GATHER, -1, 5, b);
+            NS_TEST_ASSERT_MSG_EQ(r.unfinished.empty(), true, "gather finishes");
+            NS_TEST_EXPECT_MSG_EQ(r.finishNs[5], T(kS) + kD + T(4 * kS) + kD, "gather: root");
+            NS_TEST_EXPECT_MSG_EQ(r.finishNs[1], T(kS) + kD + T(4 * kS), "gather: NPU 1");
+            NS_TEST_EXPECT_MSG_EQ(r.finishNs[0], T(kS), "gather: a sender");
+            NS_TEST_EXPECT_MSG_EQ(b[0], 6 * kS, "gather: dimension 0 bytes (2 lines x 3 x S)");
+            NS_TEST_EXPECT_MSG_EQ(b[1], 4 * kS, "gather: dimension 1 bytes (one 4S)");
+        }
+        {
+            std::map<int32_t, uint64_t> b;
+            auto r = Run(CollType::BARRIER, -1, -1, b);
+            NS_TEST_EXPECT_MSG_EQ(AllFinishAt(r, 3 * (T(1) + kD)),
+                                  true,
+                                  "barrier: 2 + 1 rounds: " << r.MaxFinish());
+            NS_TEST_EXPECT_MSG_EQ(b[0], 8u * 2, "barrier: dimension 0, 2 rounds");
+            NS_TEST_EXPECT_MSG_EQ(b[1], 8u * 1, "barrier: dimension 1, 1 round");
+        }
+        {
+            // BROADCAST: dimension 0 on the root's line only (scatter of S/4 + ring
+            // all-gather), then every pair along dimension 1 (S/2 + one ring step)
+            std::map<int32_t, uint64_t> b;
+            auto r = Run(CollType::BROADCAST, 5, -1, b);
+            NS_TEST_ASSERT_MSG_EQ(r.unfinished.empty(), true, "broadcast finishes");
+            NS_TEST_EXPECT_MSG_EQ(b[0], 3 * kS / 4 + 4 * 3 * kS / 4, "broadcast: dimension 0");
+            NS_TEST_EXPECT_MSG_EQ(b[1], 4 * (kS / 2 + 2 * kS / 2), "broadcast: dimension 1");
+            // REDUCE: dimension 0 on every line (ring reduce-scatter + shards to the line's
+            // root), then dimension 1 between NPUs 1 and 5
+            std::map<int32_t, uint64_t> rb;
+            auto rr = Run(CollType::REDUCE, -1, 5, rb);
+            NS_TEST_ASSERT_MSG_EQ(rr.unfinished.empty(), true, "reduce finishes");
+            NS_TEST_EXPECT_MSG_EQ(rb[0], 2 * (4 * 3 * kS / 4 + 3 * kS / 4), "reduce: dimension 0");
+            NS_TEST_EXPECT_MSG_EQ(rb[1], 2 * 1 * kS / 2 + kS / 2, "reduce: dimension 1");
+        }
+        // a root outside the group is an input error naming the collective
+        Graphs gs = CollGraphs(2, CollType::BROADCAST, kS, "g");
+        for (auto& g : gs)
+        {
+            auto w = std::make_shared<WorkloadGraph>(*g);
+            w->nodes[0].commSrc = 3;
+            g = w;
+        }
+        AstraRunOptions o;
+        o.commGroups = {{"g", {0, 1}}};
+        auto r = AstraSimHelper::Run(Topo1D(DimType::SWITCH, 4, kGbps, kLat),
+                                     Params(1, 1, kD, 0, false),
+                                     {gs[0],
+                                      gs[1],
+                                      CollGraphs(4, CollType::BARRIER, 1)[2],
+                                      CollGraphs(4, CollType::BARRIER, 1)[3]},
+                                     o);
+        const bool named = r.error.find("root NPU 3") != std::string::npos;
+        NS_TEST_EXPECT_MSG_EQ(named, true, "root outside the group: " << r.error);
+    }
+
+    static constexpr uint64_t kS = 1 << 20;
+};
+
 class SystemSchedulingTestSuite : public TestSuite
 {
   public:
@@ -272,6 +405,7 @@ class SystemSchedulingTestSuite : public TestSuite
         AddTestCase(new ThemisCase, TestCase::QUICK);
         AddTestCase(new SmallestFirstCase, TestCase::QUICK);
         AddTestCase(new SchedulingKeysCase, TestCase::QUICK);
+        AddTestCase(new RootedHierarchicalCase, TestCase::QUICK);
     }
 };
 

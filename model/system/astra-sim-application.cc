@@ -457,6 +457,17 @@ AstraSimApplication::Execute(uint32_t idx)
             req.involvedDim = n.involvedDim;
             req.priority = n.commPriority;
             req.name = n.name;
+            // the root of a rooted collective: comm_dst for REDUCE / GATHER (where the data
+            // goes), comm_src for BROADCAST / SCATTER (where it comes from), the other one
+            // when only that is given
+            if (n.collType == CollType::REDUCE || n.collType == CollType::GATHER)
+            {
+                req.root = n.commDst >= 0 ? n.commDst : n.commSrc;
+            }
+            else if (n.collType == CollType::BROADCAST || n.collType == CollType::SCATTER)
+            {
+                req.root = n.commSrc >= 0 ? n.commSrc : n.commDst;
+            }
             m_ctx->GetSystem(m_npu)->IssueCollective(req, done);
             break;
         }

@@ -1171,7 +1171,9 @@ AstraSystem::PhaseDone(Stream* s)
     uint32_t q = s->queue;
     m_queues[q].active--;
     const CollectivePhase& ph = (*s->phases)[s->phase];
-    s->bytes = PhaseOutputBytes(ph.op, static_cast<uint32_t>(ph.peers->size()), s->bytes);
+    s->bytes = PhaseOutputBytes(ph.op,
+                                ph.lineSize ? ph.lineSize : static_cast<uint32_t>(ph.peers->size()),
+                                s->bytes);
     s->custom.reset();
     s->phase++;
     if (s->phase < s->phases->size())

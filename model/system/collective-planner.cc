@@ -84,8 +84,8 @@ CollectivePlan::MemberCount() const
     {
         if (ph.dim < 0 || std::find(seen.begin(), seen.end(), ph.dim) == seen.end())
         {
-            n = ph.dim < 0 ? static_cast<uint32_t>(ph.peers->size())
-                           : n * static_cast<uint32_t>(ph.peers->size());
+            const uint32_t k = ph.lineSize ? ph.lineSize : static_cast<uint32_t>(ph.peers->size());
+            n = ph.dim < 0 ? k : n * k;
             seen.push_back(ph.dim);
         }
     }
@@ -267,6 +267,87 @@ CollectivePlanner::AddPhase(CollectivePlan& plan,
     plan.phases.push_back(ph);
 }
 
+uint32_t
+CollectivePlanner::RootOf(const CollectiveRequest& req, const std::vector<uint32_t>& members) const
+{
+    if (req.root < 0)
+    {
+        return members.front();
+    }
+    const uint32_t r = static_cast<uint32_t>(req.root);
+    if (!std::binary_search(members.begin(), members.end(), r))
+    {
+        throw InputError("collective '" + req.name + "' (" + CollTypeName(req.type) +
+                         "): its root NPU " + std::to_string(r) +
+                         " (comm_src / comm_dst) is not a member of communicator group '" +
+                         req.group + "'");
+    }
+    return r;
+}
+
+void
+CollectivePlanner::AddRootedPhases(CollectivePlan& plan,
+                                   const CollectiveRequest& req,
+                                   uint32_t npu,
+                                   PhaseOp op,
+                                   uint32_t root,
+                                   const std::vector<uint32_t>& V,
+                                   const std::vector<std::vector<uint32_t>>& coords) const
+{
+    // Dimensions in order d_0 .. d_k. BROADCAST and SCATTER spread from the root: in phase
+    // i the lines along d_i through the NPUs that agree with the root beyond d_i take part
+    // (they hold the data by then). REDUCE and GATHER collect towards it: in phase i the
+    // lines through the NPUs that agree with the root before d_i. BARRIER: every line of
+    // every dimension. A line's root is its member at the root's coordinate.
+    const size_t k = V.size();
+    for (size_t i = 0; i < k; ++i)
+    {
+        const uint32_t d = V[i];
+        bool takesPart = true;
+        for (size_t j = 0; j < k && op != PhaseOp::BARRIER; ++j)
+        {
+            const bool constrained =
+                (op == PhaseOp::BROADCAST || op == PhaseOp::SCATTER) ? j > i : j < i;
+            if (constrained && Coord(npu, V[j]) != Coord(root, V[j]))
+            {
+                takesPart = false;
+            }
+        }
+        const uint32_t n = static_cast<uint32_t>(coords[d].size());
+        CollectivePhase ph;
+        ph.op = op;
+        ph.dim = static_cast<int32_t>(d);
+        ph.queueDim = d;
+        ph.lineSize = n;
+        ph.algo.spec.kind = AlgoKind::RING;
+        ph.algo.steps = &CollectiveAlgorithm::GetRooted();
+        auto peers = std::make_shared<std::vector<uint32_t>>();
+        if (!takesPart)
+        {
+            peers->push_back(npu); // sits this phase out (no steps)
+            ph.myIndex = 0;
+        }
+        else
+        {
+            // the line through this NPU, starting at the root's coordinate
+            const uint32_t rc = Coord(root, d);
+            const size_t at = std::find(coords[d].begin(), coords[d].end(), rc) - coords[d].begin();
+            for (size_t x = 0; x < n; ++x)
+            {
+                const uint32_t member = WithCoord(npu, d, coords[d][(at + x) % n]);
+                if (member == npu)
+                {
+                    ph.myIndex = static_cast<uint32_t>(x);
+                }
+                peers->push_back(member);
+            }
+        }
+        ph.peers = peers;
+        plan.phases.push_back(ph);
+    }
+    (void)req;
+}
+
 CollectivePlan
 CollectivePlanner::Plan(const CollectiveRequest& req,
                         uint32_t npu,
@@ -432,7 +513,45 @@ CollectivePlanner::Plan(const CollectiveRequest& req,
                            << AlgoKindName(Configured(op, -1).kind)
                            << " over its members, routed through the network (dim -1)");
         }
+        if (IsRootedOp(op) && op != PhaseOp::BARRIER)
+        {
+            // the members in order from the root
+            const uint32_t root = RootOf(req, *members);
+            const size_t at =
+                std::lower_bound(members->begin(), members->end(), root) - members->begin();
+            auto rotated = std::make_shared<std::vector<uint32_t>>();
+            for (size_t x = 0; x < members->size(); ++x)
+            {
+                rotated->push_back((*members)[(at + x) % members->size()]);
+            }
+            add(op, -1, members);
+            plan.phases.back().myIndex = static_cast<uint32_t>(
+                (plan.phases.back().myIndex + members->size() - at) % members->size());
+            plan.phases.back().peers = rotated;
+            return plan;
+        }
         add(op, -1, members);
+        return plan;
+    }
+    if (IsRootedOp(op) && op != PhaseOp::BARRIER)
+    {
+        // a collective on all NPUs (one instance per line or sub-grid when involved_dim
+        // restricts it) takes the root's coordinates on its own dimensions; a group's root
+        // must be a member
+        uint32_t root;
+        if (world && req.root >= 0 && uint32_t(req.root) < m_npus)
+        {
+            root = npu;
+            for (uint32_t d : V)
+            {
+                root = WithCoord(root, d, Coord(static_cast<uint32_t>(req.root), d));
+            }
+        }
+        else
+        {
+            root = RootOf(req, *subgrid());
+        }
+        AddRootedPhases(plan, req, npu, op, root, V, coords);
         return plan;
     }
     if (V.size() == 1)
@@ -440,7 +559,12 @@ CollectivePlanner::Plan(const CollectiveRequest& req,
         add(op, static_cast<int32_t>(V[0]), line(V[0]));
         return plan;
     }
-    if (IsRootedOp(op) || Configured(op, -1).flattened)
+    if (op == PhaseOp::BARRIER)
+    {
+        AddRootedPhases(plan, req, npu, op, npu, V, coords);
+        return plan;
+    }
+    if (Configured(op, -1).flattened)
     {
         add(op, -1, subgrid());
         return plan;

@@ -34,7 +34,9 @@ struct CollectiveRequest
     std::string group;                   //!< pg_name ("" = all NPUs)
     std::vector<bool> involvedDim;       //!< dimensions it may span (empty = all)
     int32_t priority{0};                 //!< comm_priority (EXPLICIT scheduling)
-    std::string name;                    //!< workload node name (reports)
+    /// REDUCE, GATHER, SCATTER, BROADCAST: the root NPU (-1: the instance's first member)
+    int32_t root{-1};
+    std::string name; //!< workload node name (reports)
 };
 
 /// One phase of a planned collective, as one member runs it.
@@ -45,6 +47,9 @@ struct CollectivePhase
     PhaseAlgorithm algo;                                //!< algorithm and its step generator
     std::shared_ptr<const std::vector<uint32_t>> peers; //!< ordered members of this phase
     uint32_t myIndex{0};                                //!< the member's index in peers
+    /// a rooted phase: the members of this NPU's line along dim even where the NPU sits
+    /// the phase out (peers = itself); 0: peers->size()
+    uint32_t lineSize{0};
     /// the dimension whose queues the phase's chunks wait in (dim, or the extra last
     /// "dimension" of flat phases; compat: 0 for a communicator group, as the reference)
     uint32_t queueDim{0};
@@ -76,7 +81,10 @@ struct CollectivePlan
  *
  * - placement: members differing in one coordinate run on that dimension; a
  *   full sub-grid runs hierarchically over its dimensions; any other group
- *   runs one flat phase routed through the network (with a warning);
+ *   runs one flat phase routed through the network (with a warning); the
+ *   rooted operations (REDUCE, GATHER, SCATTER, BROADCAST, BARRIER) over a
+ *   sub-grid run one phase per dimension on the lines through the root (the
+ *   root from the request, e.g. the trace's comm_src / comm_dst);
  *   involved_dim restricts the all-NPU group to some dimensions;
  * - decomposition by collective-optimization (baseline, localBWAware) and
  *   the one* (flattened) implementations;
@@ -133,6 +141,20 @@ class CollectivePlanner
     const std::vector<AlgoSpec>& List(PhaseOp op) const;
 
   private:
+    /**
+     * Append the phases of a rooted operation over the dimensions \p V, one per
+     * dimension, each on this NPU's line with the line's root first (see
+     * Plan()); where this NPU takes no part, a phase of itself alone.
+     */
+    void AddRootedPhases(CollectivePlan& plan,
+                         const CollectiveRequest& req,
+                         uint32_t npu,
+                         PhaseOp op,
+                         uint32_t root,
+                         const std::vector<uint32_t>& V,
+                         const std::vector<std::vector<uint32_t>>& coords) const;
+    /// \return the root of a rooted request on \p members (validated; throws InputError)
+    uint32_t RootOf(const CollectiveRequest& req, const std::vector<uint32_t>& members) const;
     /// \return the configured algorithm of \p op on \p dim (-1: flat)
     AlgoSpec Configured(PhaseOp op, int32_t dim) const;
     /// warn about algorithm lists shorter or longer than the dimension count (Setup)
