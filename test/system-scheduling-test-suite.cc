@@ -208,7 +208,7 @@ class SchedulingKeysCase : public TestCase
 {
   public:
     SchedulingKeysCase()
-        : TestCase("inter-/intra-dimension-scheduling keys take effect or are rejected")
+        : TestCase("inter- and intra-dimension-scheduling keys take effect or are rejected")
     {
     }
 

@@ -1,5 +1,7 @@
 #include "astra-system.h"
 
+#include "collective-protocol.h"
+
 #include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/event-batcher.h"
@@ -152,6 +154,42 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
         m_params.queuesPerDim = 1;
     }
     m_planner.Setup(m_dims, m_params);
+    // the collective protocol's costs (default model only)
+    const ProtocolCosts& pc = GetProtocolCosts(m_params.protocol);
+    const bool costs = !m_params.compat;
+    if (m_params.compat &&
+        (m_params.protocol != CollProtocol::NONE || !m_params.stepLatencyNs.empty() ||
+         m_params.launchLatencyNs > 0 || m_params.reductionFused))
+    {
+        ASTRA_WARN("compat-protocol-model",
+                   "collective-protocol, collective-step-latency-ns, "
+                   "collective-launch-latency-ns and reduction-fused are not part of "
+                   "ASTRA-sim 2.0: compat (--compat=1) does not apply them");
+    }
+    if (!m_params.stepLatencyNs.empty() && m_params.stepLatencyNs.size() != m_dims.size())
+    {
+        throw InputError("collective-step-latency-ns lists " +
+                         std::to_string(m_params.stepLatencyNs.size()) +
+                         " values for a network of " + std::to_string(m_dims.size()) +
+                         " dimension(s); give one per dimension");
+    }
+    m_stepLat.assign(m_dims.size() + 1, 0);
+    double flatNs = 0;
+    for (size_t d = 0; d < m_dims.size() && costs; ++d)
+    {
+        const DimType t = m_dims[d].type;
+        const bool nvlink =
+            t == DimType::RING || t == DimType::FULLY_CONNECTED || t == DimType::SWITCH;
+        const double ns = m_params.stepLatencyNs.empty() ? (nvlink ? pc.nvlinkStepNs : pc.netStepNs)
+                                                         : m_params.stepLatencyNs[d];
+        m_stepLat[d + 1] = NanoSeconds(static_cast<int64_t>(std::llround(ns))).GetTimeStep();
+        flatNs = std::max(flatNs, ns);
+    }
+    m_stepLat[0] = NanoSeconds(static_cast<int64_t>(std::llround(flatNs))).GetTimeStep();
+    m_wireFactor = costs ? pc.wireFactor : 1.0;
+    const double launch = m_params.launchLatencyNs >= 0 ? m_params.launchLatencyNs : pc.launchNs;
+    m_launchSteps =
+        costs ? NanoSeconds(static_cast<int64_t>(std::llround(launch))).GetTimeStep() : 0;
     const uint32_t n = m_planner.GetNpuCount();
     if (backend && backend->GetNpuCount() != n)
     {
@@ -393,7 +431,7 @@ SystemContext::ComputeProcessingDelay(uint64_t bytes, bool reduce) const
     // only a few phases run at a time
     PdMemo& memo = m_pd[reduce ? 1 : 0][PdSlot(bytes)];
     double ns = p.endpointDelayNs * p.injectionScale;
-    if (reduce && p.localMemBwGBps > 0)
+    if (reduce && p.localMemBwGBps > 0 && !p.reductionFused)
     {
         ns += double(bytes) / p.localMemBwGBps;
     }
@@ -857,7 +895,7 @@ AstraSystem::StartPhase(Stream* s)
         // every step sends one message to one peer and receives once (a ring): StartStep
         // runs the steps from these fields without generating them
         s->uniformDst = (*ph.peers)[u.peer];
-        s->uniformBytes = u.bytes;
+        s->uniformBytes = m_ctx->WireBytes(u.bytes);
         s->dim = ph.dim;
         s->tagBase = MakeTag(s->coll->id, s->chunk, s->phase, 0);
         s->reduceSteps = u.reduceSteps;
@@ -890,7 +928,7 @@ AstraSystem::SendStep(Stream* s, const NetMessage& msg, bool fold)
         const int64_t t = m_ctx->TransmitFixed(
             msg,
             &s->hint,
-            folded ? m_ctx->ProcessingDelaySteps(msg.bytes, s->step < s->reduceSteps) : -1,
+            folded ? m_ctx->ProcessingDelaySteps(msg.bytes, s->step < s->reduceSteps, msg.dim) : -1,
             s->uniform ? s->peerSys : nullptr, // in the stream's first line: no table lookup
             s->peerStream);
         if (!m_compat)
@@ -974,7 +1012,7 @@ AstraSystem::StartStep(Stream* s)
             for (const auto& snd : m_scratch.sends)
             {
                 msg.dst = (*ph.peers)[snd.peer];
-                msg.bytes = snd.bytes;
+                msg.bytes = m_ctx->WireBytes(snd.bytes);
                 msg.tag = MakeTag(c->id,
                                   s->chunk,
                                   s->phase,
@@ -1017,7 +1055,8 @@ AstraSystem::OnRecv(Stream* s, uint32_t src, uint64_t bytes, uint64_t tag)
     NS_LOG_LOGIC("t=" << Simulator::Now().GetNanoSeconds() << " NPU " << m_npu << " coll "
                       << s->coll->id << " chunk " << s->chunk << " phase " << s->phase << " step "
                       << s->step << " recv " << bytes << " B from " << src);
-    EventBatcher::ScheduleSteps(m_ctx->ProcessingDelaySteps(bytes, s->reduce),
+    const int32_t dim = s->uniform ? s->dim : (*s->phases)[s->phase].dim;
+    EventBatcher::ScheduleSteps(m_ctx->ProcessingDelaySteps(bytes, s->reduce, dim),
                                 &AstraSystem::RecvProcessedItem,
                                 this,
                                 Pack(s));
@@ -1195,6 +1234,31 @@ AstraSystem::StreamDone(Stream* s)
     {
         return;
     }
+    const int64_t launch = m_ctx->LaunchLatencySteps();
+    if (launch > 0 && !c->launched)
+    {
+        // the collective library's launch latency (collective-protocol), once per collective
+        c->launched = true;
+        EventBatcher::ScheduleSteps(launch, &AstraSystem::CollectiveEndItem, this, c->id);
+        return;
+    }
+    EndCollective(c);
+}
+
+void
+AstraSystem::CollectiveEndItem(void* obj, uint64_t id, uint64_t)
+{
+    auto* sys = static_cast<AstraSystem*>(obj);
+    auto it = sys->m_colls.find(static_cast<uint32_t>(id));
+    if (sys->m_ctx && it != sys->m_colls.end())
+    {
+        sys->EndCollective(it->second.get());
+    }
+}
+
+void
+AstraSystem::EndCollective(CollState* c)
+{
     uint32_t id = c->id;
     CollectiveRecord& rec = m_ctx->Record(id);
     rec.finished++;
@@ -1288,7 +1352,7 @@ AstraSystem::HandleCollMessage(const NetMessage& msg, bool processed)
         // arrival + processing delay is now: the processing ran from the arrival if the step
         // was posted by then, else it runs from the posting
         const int64_t now = EventBatcher::NowSteps();
-        const int64_t pd = m_ctx->ProcessingDelaySteps(msg.bytes, s->reduce);
+        const int64_t pd = m_ctx->ProcessingDelaySteps(msg.bytes, s->reduce, msg.dim);
         if (s->postedAt + pd <= now)
         {
             RecvProcessed(s);

@@ -85,6 +85,19 @@ enum class IntraDimScheduling : uint8_t
 };
 
 /**
+ * The collective library's protocol (NCCL's Simple, LL, LL128): its per-step
+ * latency, its launch latency and the bytes it puts on the wire per payload
+ * byte (LL: a 4-byte flag per 4 bytes; LL128: 8 of every 128 bytes).
+ */
+enum class CollProtocol : uint8_t
+{
+    NONE,   //!< no protocol model (the default)
+    SIMPLE, //!< NCCL Simple
+    LL,     //!< NCCL LL (low latency)
+    LL128   //!< NCCL LL128
+};
+
+/**
  * \ingroup astra-sim
  * Everything the system layer needs from the system configuration.
  * Defaults follow ASTRA-sim 2.0 where it has one.
@@ -115,6 +128,16 @@ struct SystemParams
     InterDimScheduling interDim{InterDimScheduling::BASELINE};
     /// intra-dimension-scheduling (FIFO, smallestFirst)
     IntraDimScheduling intraDim{IntraDimScheduling::FIFO};
+    /// collective-protocol: per-step and launch latency, wire bytes (default model only)
+    CollProtocol protocol{CollProtocol::NONE};
+    /// collective-step-latency-ns: per dimension (a ring step's fixed cost); empty: the
+    /// protocol's NVLink latency on Ring / FullyConnected / Switch dimensions and its network
+    /// latency on switched fabrics (Clos, FatTree, RailClos), 0 without a protocol
+    std::vector<double> stepLatencyNs;
+    /// collective-launch-latency-ns: once per collective (negative: the protocol's)
+    double launchLatencyNs{-1};
+    /// reduction-fused: the reduction runs inside the copy (no local-mem-bw term)
+    bool reductionFused{false};
 };
 
 } // namespace astra
