@@ -37,8 +37,10 @@ AstraSimApplication::GetTypeId()
             .SetGroupName("AstraSim")
             .AddConstructor<AstraSimApplication>()
             .AddAttribute("ReferenceHwLimits",
-                          "Run at most one COMP and one communication node at a time, like "
-                          "ASTRA-sim 2.0's Chakra feeder (default: every ready node runs)",
+                          "ASTRA-sim 2.0's Chakra feeder: one CPU node, one GPU COMP and one "
+                          "other GPU node (collective, SEND, memory) at a time, a RECV never "
+                          "limited, ready nodes in increasing id order (default: every ready "
+                          "node runs at once; --compat=1 implies it)",
                           BooleanValue(false),
                           MakeBooleanAccessor(&AstraSimApplication::m_hwLimits),
                           MakeBooleanChecker())
