@@ -287,7 +287,6 @@ CollectivePlanner::RootOf(const CollectiveRequest& req, const std::vector<uint32
 
 void
 CollectivePlanner::AddRootedPhases(CollectivePlan& plan,
-                                   const CollectiveRequest& req,
                                    uint32_t npu,
                                    PhaseOp op,
                                    uint32_t root,
@@ -345,7 +344,6 @@ CollectivePlanner::AddRootedPhases(CollectivePlan& plan,
         ph.peers = peers;
         plan.phases.push_back(ph);
     }
-    (void)req;
 }
 
 CollectivePlan
@@ -551,7 +549,7 @@ CollectivePlanner::Plan(const CollectiveRequest& req,
         {
             root = RootOf(req, *subgrid());
         }
-        AddRootedPhases(plan, req, npu, op, root, V, coords);
+        AddRootedPhases(plan, npu, op, root, V, coords);
         return plan;
     }
     if (V.size() == 1)
@@ -561,7 +559,7 @@ CollectivePlanner::Plan(const CollectiveRequest& req,
     }
     if (op == PhaseOp::BARRIER)
     {
-        AddRootedPhases(plan, req, npu, op, npu, V, coords);
+        AddRootedPhases(plan, npu, op, npu, V, coords);
         return plan;
     }
     if (Configured(op, -1).flattened)

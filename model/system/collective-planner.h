@@ -147,7 +147,6 @@ class CollectivePlanner
      * Plan()); where this NPU takes no part, a phase of itself alone.
      */
     void AddRootedPhases(CollectivePlan& plan,
-                         const CollectiveRequest& req,
                          uint32_t npu,
                          PhaseOp op,
                          uint32_t root,
