@@ -159,6 +159,7 @@ AnalyticalBackend::Sender(const NetMessage& msg)
     {
         m_senderMemo.assign(m_topo->GetNpuCount(), SenderMemo{});
         m_linkFreeAt.assign(2 * m_topo->GetLinks().size(), 0.0);
+        m_stepsPerNs = double(NanoSeconds(1).GetTimeStep());
     }
     SenderMemo& m = m_senderMemo[msg.src];
     const uint64_t key = (uint64_t(msg.dst) << 32) | uint32_t(msg.dim);
@@ -195,19 +196,21 @@ AnalyticalBackend::SenderTime(const NetMessage& msg, int64_t baseSteps, bool com
         return baseSteps;
     }
     const SenderMemo& m = Sender(msg);
+    // in time steps (the batcher's clock: no call into the simulator per message)
     double& freeAt = m_linkFreeAt[m.link];
-    const double now = double(Simulator::Now().GetNanoSeconds());
+    const double now = double(EventBatcher::NowSteps());
     const double start = std::max(now, freeAt);
     if (commit)
     {
-        freeAt = start + m.serNs;
+        freeAt = start + m.serNs * m_stepsPerNs;
     }
     if (start <= now)
     {
         return baseSteps; // the link is idle: the time alone
     }
-    return NanoSeconds(static_cast<int64_t>(std::round(start - now + m.latencyNs + m.serNs)))
-        .GetTimeStep();
+    // the wait plus the time alone, rounded to the ns like the time alone
+    const double ns = (start - now) / m_stepsPerNs + m.latencyNs + m.serNs;
+    return static_cast<int64_t>(std::round(ns)) * static_cast<int64_t>(m_stepsPerNs);
 }
 
 void

@@ -209,7 +209,8 @@ class AnalyticalBackend : public NetworkBackend, public FixedTimeNetwork
     mutable std::vector<RouteCost> m_routeCache;
     std::vector<SenderMemo> m_senderMemo; //!< by source NPU
     std::vector<double> m_linkFreeAt;     //!< by directed link: end of the sender's last
-                                          //!< message's serialisation (ns, exact)
+                                          //!< message's serialisation (time steps, exact)
+    double m_stepsPerNs{1};               //!< time steps per ns
     /// Trace: message delivered (message, network time).
     TracedCallback<const NetMessage&, Time> m_deliveredTrace;
 };
