@@ -63,7 +63,8 @@ bool IsInSwitchOp(PhaseOp op);
 /// \return the in-switch operation of a phase operation (IsInSwitchOp) \param op the operation
 InSwitchOpKind InSwitchKind(PhaseOp op);
 
-/// \return the data size of a phase's output per member (the next phase's input)
+/// \return the data size of a phase's output per member (the next phase's input; GATHER:
+/// the root's, SCATTER: each member's share)
 uint64_t PhaseOutputBytes(PhaseOp op, uint32_t n, uint64_t bytes);
 
 /// One message of a step: peer index within the phase's member list, bytes.
