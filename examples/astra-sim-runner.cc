@@ -210,7 +210,8 @@ Run(int argc, char* argv[])
         sc.SetAppAttribute("ReferenceHwLimits", BooleanValue(hwLimits));
         if (!remoteMemory.empty())
         {
-            sc.SetMemoryModel(AnalyticalRemoteMemory::FromFile(remoteMemory));
+            // flow / roce: memory nodes on the network; analytical: ASTRA-sim's formula
+            sc.SetRemoteMemory(ParseRemoteMemoryConfig(remoteMemory));
         }
         sc.Build();
     }
