@@ -44,9 +44,9 @@ MemorySharingName(MemorySharing s)
     switch (s)
     {
     case MemorySharing::PER_NPU:
-        return "per-npu";
+        return "per_npu";
     case MemorySharing::PER_NODE:
-        return "per-node";
+        return "per_node";
     case MemorySharing::POOL:
         return "pool";
     }

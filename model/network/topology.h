@@ -155,7 +155,7 @@ enum class MemoryAttach : uint8_t
     MEMORY_LEAF //!< to a new memory leaf switch linked to every top-tier switch of the dimension
 };
 
-/// \return "per-npu", "per-node" or "pool" \param s the sharing
+/// \return "per_npu", "per_node" or "pool" (the network YAML's spelling) \param s the sharing
 const char* MemorySharingName(MemorySharing s);
 /// \return "npu", "leaf", "spine", "memory-leaf" or "default" \param a the attach point
 const char* MemoryAttachName(MemoryAttach a);
