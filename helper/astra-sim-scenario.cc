@@ -176,7 +176,11 @@ AstraSimScenario::Build()
     if (networkMemory)
     {
         Ptr<FlowBackend> flow = DynamicCast<FlowBackend>(m_backend);
-        if (m_roce)
+        if (m_memNodes.GetIsolatedNetwork())
+        {
+            m_fabricMem = m_memNodes.InstallIsolated(m_topo); // the slowdown's baseline
+        }
+        else if (m_roce)
         {
             m_fabricMem =
                 m_memNodes.InstallRoce(m_fabric, m_roce->GetPriority(TrafficClass::MEMORY));

@@ -110,6 +110,18 @@ MemoryNodeHelper::SetLosslessMemory(bool lossless)
     m_lossless = lossless;
 }
 
+void
+MemoryNodeHelper::SetIsolatedNetwork(bool isolated)
+{
+    m_isolated = isolated;
+}
+
+bool
+MemoryNodeHelper::GetIsolatedNetwork() const
+{
+    return m_isolated;
+}
+
 std::string
 MemoryNodeHelper::Source() const
 {
@@ -309,6 +321,14 @@ MemoryNodeHelper::InstallFlow(Ptr<FlowBackend> backend)
     Ptr<FabricMemoryModel> model = m_model.Create<FabricMemoryModel>();
     model->Setup(topo, t);
     return model;
+}
+
+Ptr<FabricMemoryModel>
+MemoryNodeHelper::InstallIsolated(std::shared_ptr<const Topology> topo)
+{
+    Ptr<FlowBackend> own = CreateObject<FlowBackend>();
+    own->SetTopology(topo);
+    return InstallFlow(own);
 }
 
 Ptr<FabricMemoryModel>

@@ -81,6 +81,16 @@ class MemoryNodeHelper
      */
     void SetLosslessMemory(bool lossless);
 
+    /**
+     * Keep the memory traffic off the shared network (AstraSimScenario then
+     * uses InstallIsolated on the flow and roce backends): the baseline run of
+     * the collective slowdown.
+     * \param isolated flag (default false)
+     */
+    void SetIsolatedNetwork(bool isolated);
+    /// \return SetIsolatedNetwork's flag
+    bool GetIsolatedNetwork() const;
+
     /// \return the placement the configuration asks for (MemoryPlacement)
     MemoryPlacement GetPlacement() const;
 
@@ -136,6 +146,17 @@ class MemoryNodeHelper
      */
     Ptr<FabricMemoryModel> InstallRoce(AstraFabricHelper& fabric, uint8_t priority);
 
+    /**
+     * The memory model with the memory traffic off the shared network: the
+     * same memory nodes, devices and routes, on a private flow-level copy of
+     * the network that carries nothing else (FlowMemoryTransport on its own
+     * FlowBackend). The baseline of the collective slowdown memory traffic
+     * causes (MemoryReport::CollectiveSlowdown).
+     * \param topo the topology with the memory nodes
+     * \return the model
+     */
+    Ptr<FabricMemoryModel> InstallIsolated(std::shared_ptr<const Topology> topo);
+
     /// \return the devices the Install calls created, by topology id (null elsewhere)
     const std::vector<Ptr<MemoryDevice>>& GetDevices() const;
 
@@ -150,6 +171,7 @@ class MemoryNodeHelper
     ObjectFactory m_device;
     ObjectFactory m_model;
     bool m_lossless{true};
+    bool m_isolated{false};
     std::vector<Ptr<MemoryDevice>> m_devices;
 };
 

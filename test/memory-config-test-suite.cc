@@ -14,10 +14,13 @@
 
 #include "ns3/astra-config.h"
 #include "ns3/et-writer.h"
+#include "ns3/memory-offload-helper.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
+#include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -438,6 +441,111 @@ class RunnerTestCase : public TestCase
     }
 };
 
+/// The memory-offload example's step: 16 bytes read and 14 written per parameter of a rank's
+/// partition; the example runs and plots.
+class OffloadStepTestCase : public TestCase
+{
+  public:
+    OffloadStepTestCase()
+        : TestCase("offload step: 16 B read, 14 B written per parameter of a partition; the "
+                   "memory-offload example runs")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        OffloadStepWorkload w;
+        w.layers = 3;
+        w.hidden = 256;
+        w.ranks = 8;
+        w.tokens = 512;
+        const uint64_t pl = 12 * 256 * 256 + 13 * 256;
+        NS_TEST_EXPECT_MSG_EQ(w.LayerParams(), pl, "12 h^2 + 13 h");
+        NS_TEST_EXPECT_MSG_EQ(w.ShardParams(), (pl + 7) / 8, "a rank's partition");
+        const auto gs = w.Build();
+        NS_TEST_ASSERT_MSG_EQ(gs.size(), 8u, "a graph per rank");
+        for (const auto& g : gs)
+        {
+            uint64_t read = 0;
+            uint64_t written = 0;
+            uint64_t ag = 0;
+            uint64_t rs = 0;
+            std::set<std::string> names;
+            for (const auto& n : g.nodes)
+            {
+                read += n.kind == NodeKind::MEM_LOAD ? n.tensorSize : 0;
+                written += n.kind == NodeKind::MEM_STORE ? n.tensorSize : 0;
+                ag += n.kind == NodeKind::COMM_COLL && n.collType == CollType::ALL_GATHER;
+                rs += n.kind == NodeKind::COMM_COLL && n.collType == CollType::REDUCE_SCATTER;
+                if (n.kind == NodeKind::MEM_LOAD || n.kind == NodeKind::MEM_STORE)
+                {
+                    names.insert(n.name);
+                }
+            }
+            NS_TEST_EXPECT_MSG_EQ(read, 16 * 3 * w.ShardParams(), "16 B per parameter read");
+            NS_TEST_EXPECT_MSG_EQ(written, 14 * 3 * w.ShardParams(), "14 B per parameter written");
+            NS_TEST_EXPECT_MSG_EQ(read, w.ReadBytesPerRank(), "ReadBytesPerRank");
+            NS_TEST_EXPECT_MSG_EQ(written, w.WriteBytesPerRank(), "WriteBytesPerRank");
+            NS_TEST_EXPECT_MSG_EQ(ag, 6u, "two all-gathers per layer");
+            NS_TEST_EXPECT_MSG_EQ(rs, 3u, "a reduce-scatter per layer");
+            NS_TEST_EXPECT_MSG_EQ(names.size(), 9u, "params, grads, optimizer per layer");
+        }
+        // through the flow backend: every byte reaches the memory nodes
+        Graphs graphs;
+        for (const auto& g : gs)
+        {
+            graphs.push_back(std::make_shared<WorkloadGraph>(g));
+        }
+        auto topo = std::make_shared<const Topology>(
+            Topology::FromDimensions({ClosDimension(8, 4, 2, 50, 500, 50, 500)}));
+        RemoteMemoryConfig c = MemConfig(MemoryType::MEMORY_POOL, 50, 1000);
+        c.poolCount = 2;
+        const MemRun r = RunMem(topo, graphs, "flow", &c);
+        NS_TEST_EXPECT_MSG_EQ(r.status, 0, "runs");
+        uint64_t read = 0;
+        uint64_t written = 0;
+        for (const auto& row : r.rows)
+        {
+            read += row.bytesRead;
+            written += row.bytesWritten;
+        }
+        NS_TEST_EXPECT_MSG_EQ(read, 8 * w.ReadBytesPerRank(), "all loads on the pools");
+        NS_TEST_EXPECT_MSG_EQ(written, 8 * w.WriteBytesPerRank(), "all stores on the pools");
+        NS_TEST_EXPECT_MSG_EQ(r.records.size(), 9u, "nine collectives");
+        // the example, small, on both backends
+        const std::string prog = FindProgram("memory-offload");
+        NS_TEST_ASSERT_MSG_NE(prog, "", "memory-offload built next to the test runner");
+        const std::string out = "/tmp/astra-memcfg-" + std::to_string(getpid()) + "-offload";
+        for (const std::string be : {"flow", "roce"})
+        {
+            std::string text;
+            const int rc = Shell(prog +
+                                     " --npus=16 --npus-per-node=4 --spines=2 --layers=2 "
+                                     "--hidden=256 --tokens=256 --backend=" +
+                                     be + " --outDir=" + out + "-" + be,
+                                 text);
+            NS_TEST_EXPECT_MSG_EQ(rc, 0, be << ": " << text);
+            NS_TEST_EXPECT_MSG_NE(text.find("per-node"), std::string::npos, text);
+            NS_TEST_EXPECT_MSG_NE(text.find("coll. slowdn"), std::string::npos, text);
+            NS_TEST_EXPECT_MSG_NE(
+                ReadAll(out + "-" + be + "/memory-utilisation-pool.csv").find("time_us"),
+                std::string::npos,
+                be);
+            if (std::system("command -v gnuplot >/dev/null 2>&1") == 0)
+            {
+                NS_TEST_EXPECT_MSG_EQ(
+                    access((out + "-" + be + "/memory-utilisation.png").c_str(), R_OK),
+                    0,
+                    be << ": PNG");
+            }
+        }
+        std::string text;
+        NS_TEST_EXPECT_MSG_EQ(Shell(prog + " --placements=pools", text), 1, text);
+        NS_TEST_EXPECT_MSG_NE(text.find("did you mean 'pool'"), std::string::npos, text);
+    }
+};
+
 /// The suite.
 class MemoryConfigTestSuite : public TestSuite
 {
@@ -449,6 +557,7 @@ class MemoryConfigTestSuite : public TestSuite
         AddTestCase(new YamlMemoryTestCase(), TestCase::QUICK);
         AddTestCase(new AnalyticalTestCase(), TestCase::QUICK);
         AddTestCase(new RunnerTestCase(), TestCase::QUICK);
+        AddTestCase(new OffloadStepTestCase(), TestCase::QUICK);
     }
 };
 

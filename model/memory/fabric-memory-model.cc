@@ -214,8 +214,22 @@ FabricMemoryModel::Pump(uint32_t npu)
         ++m_pending;
         if (m_sampleInterval.IsStrictlyPositive() && !m_sampling)
         {
-            // (re)start the samples: a first call sets each link's baseline
+            // (re)start the samples: a first call sets each link's baseline; the links
+            // were idle since the last sample (zeros, so that plots show the gap)
             m_sampling = true;
+            const Time now = Simulator::Now();
+            for (const Time& t :
+                 {m_sampleTimes.empty() ? now : m_sampleTimes.back() + m_sampleInterval, now})
+            {
+                if (t <= now && (m_sampleTimes.empty() || t > m_sampleTimes.back()))
+                {
+                    m_sampleTimes.push_back(t);
+                    for (auto& series : m_series)
+                    {
+                        series.push_back(0);
+                    }
+                }
+            }
             for (uint32_t n : m_memNodes)
             {
                 m_transport->SampleLinkUtilisation(n);
