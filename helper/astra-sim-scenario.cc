@@ -218,6 +218,10 @@ AstraSimScenario::Build()
     }
     ac.Start(Seconds(0));
     m_monitor->Watch(m_apps, m_backend);
+    if (m_fabricMem)
+    {
+        m_monitor->WatchMemory(m_fabricMem);
+    }
     if (m_roce)
     {
         m_monitor->WatchFabric(m_fabric.GetAllNodes());

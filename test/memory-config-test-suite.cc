@@ -13,8 +13,11 @@
 #include "memory-test-util.h"
 
 #include "ns3/astra-config.h"
+#include "ns3/error-model.h"
 #include "ns3/et-writer.h"
 #include "ns3/memory-offload-helper.h"
+#include "ns3/pointer.h"
+#include "ns3/string.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
@@ -546,6 +549,61 @@ class OffloadStepTestCase : public TestCase
     }
 };
 
+/// The run monitor and memory on the network: slow memory is no hang, a lost memory node is.
+class MonitorTestCase : public TestCase
+{
+  public:
+    MonitorTestCase()
+        : TestCase("run monitor: a slow memory device is no hang, an unreachable memory node is")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto topo = std::make_shared<const Topology>(
+            Topology::FromDimensions({DimensionSpec{DimType::SWITCH, 2, 50, 500}}));
+        const Graphs gs = MemGraphs({1000000, 0}, false);
+        // 1 MB at 0.05 GB/s: 20 ms of data, twice the hang timeout (10 ms)
+        RemoteMemoryConfig slow = MemConfig(MemoryType::PER_NPU_MEMORY_EXPANSION, 0.05, 1000);
+        // 30 ms of access latency: nothing moves for three hang timeouts
+        RemoteMemoryConfig late = MemConfig(MemoryType::PER_NPU_MEMORY_EXPANSION, 50, 30e6);
+        for (const std::string be : {"flow", "roce"})
+        {
+            const MemRun a = RunMem(topo, gs, be, &slow);
+            NS_TEST_EXPECT_MSG_EQ(a.status, 0, be << ": slow memory completes");
+            NS_TEST_EXPECT_MSG_GT(a.finish[0], 20000000, be);
+            const MemRun b = RunMem(topo, gs, be, &late);
+            NS_TEST_EXPECT_MSG_EQ(b.status, 0, be << ": long latency completes");
+            NS_TEST_EXPECT_MSG_GT(b.finish[0], 30000000, be);
+        }
+        // every frame into NPU 0's memory node lost: the READ never completes
+        RemoteMemoryConfig fast = MemConfig(MemoryType::PER_NPU_MEMORY_EXPANSION, 50, 1000);
+        std::string report;
+        const MemRun c = RunMem(
+            topo,
+            gs,
+            "roce",
+            &fast,
+            SystemParams{},
+            [](AstraSimScenario& sc) {
+                sc.GetMonitor()->SetAttribute("HangTimeout", TimeValue(MilliSeconds(2)));
+            },
+            [&](AstraSimScenario& sc) { report = sc.GetMonitor()->GetHangReport(); },
+            [](AstraSimScenario& sc) {
+                const auto t = sc.GetTopology();
+                const uint32_t mem = t->GetNpuMemory(0)[0];
+                const auto devs = sc.GetFabric().GetLinkDevices(t->GetNodeLinks(mem).front());
+                Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+                em->SetAttribute("ErrorRate", DoubleValue(1.0));
+                em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+                devs.first->SetAttribute("ReceiveErrorModel", PointerValue(em));
+            });
+        NS_TEST_EXPECT_MSG_EQ(c.status, 2, "a hang");
+        NS_TEST_EXPECT_MSG_NE(report.find("MEM_LOAD"), std::string::npos, report);
+    }
+};
+
 /// The suite.
 class MemoryConfigTestSuite : public TestSuite
 {
@@ -558,6 +616,7 @@ class MemoryConfigTestSuite : public TestSuite
         AddTestCase(new AnalyticalTestCase(), TestCase::QUICK);
         AddTestCase(new RunnerTestCase(), TestCase::QUICK);
         AddTestCase(new OffloadStepTestCase(), TestCase::QUICK);
+        AddTestCase(new MonitorTestCase(), TestCase::QUICK);
     }
 };
 

@@ -82,8 +82,8 @@ struct MemRun
 };
 
 /**
- * Build and run a scenario; \p configure runs before Build, \p inspect after
- * Run (before Destroy).
+ * Build and run a scenario; \p configure runs before Build, \p built after
+ * it, \p inspect after Run (before Destroy).
  */
 inline MemRun
 RunMem(std::shared_ptr<const Topology> topo,
@@ -92,7 +92,8 @@ RunMem(std::shared_ptr<const Topology> topo,
        const RemoteMemoryConfig* mem,
        const SystemParams& params = SystemParams{},
        std::function<void(AstraSimScenario&)> configure = nullptr,
-       std::function<void(AstraSimScenario&)> inspect = nullptr)
+       std::function<void(AstraSimScenario&)> inspect = nullptr,
+       std::function<void(AstraSimScenario&)> built = nullptr)
 {
     MemRun r;
     AstraSimScenario sc;
@@ -111,6 +112,10 @@ RunMem(std::shared_ptr<const Topology> topo,
         configure(sc);
     }
     sc.Build();
+    if (built)
+    {
+        built(sc);
+    }
     r.status = sc.Run();
     for (const auto& a : sc.GetApps())
     {

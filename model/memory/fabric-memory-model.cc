@@ -40,6 +40,12 @@ MemoryTransport::SetModel(FabricMemoryModel* model)
     m_model = model;
 }
 
+uint64_t
+MemoryTransport::GetProgressCounter() const
+{
+    return 0;
+}
+
 void
 MemoryTransport::DoDispose()
 {
@@ -334,6 +340,27 @@ uint64_t
 FabricMemoryModel::GetPendingMessages() const
 {
     return m_pending;
+}
+
+uint64_t
+FabricMemoryModel::GetProgressCounter() const
+{
+    return m_done + (m_transport ? m_transport->GetProgressCounter() : 0);
+}
+
+bool
+FabricMemoryModel::IsDeviceBusy() const
+{
+    const Time now = Simulator::Now();
+    for (uint32_t m : m_memNodes)
+    {
+        Ptr<MemoryDevice> d = m_transport ? m_transport->GetDevice(m) : nullptr;
+        if (d && d->GetBusyUntil() > now)
+        {
+            return true;
+        }
+    }
+    return false;
 }
 
 uint64_t

@@ -77,6 +77,12 @@ class MemoryTransport : public Object
     virtual double GetLinkBytes(uint32_t mem) const = 0;
     /// \return the device of a memory node (topology id), null if none \param mem the node
     virtual Ptr<MemoryDevice> GetDevice(uint32_t mem) const = 0;
+    /**
+     * \return a counter that grows while messages make progress inside
+     * (RoCE: bytes acknowledged or READ response bytes received in order);
+     * default 0 (messages are single events)
+     */
+    virtual uint64_t GetProgressCounter() const;
 
   protected:
     void DoDispose() override;
@@ -137,9 +143,13 @@ class FabricMemoryModel : public MemoryModel
     uint64_t GetMessages() const;        //!< \return messages completed
     uint64_t GetAccesses() const;        //!< \return accesses completed
     uint64_t GetPendingMessages() const; //!< \return messages posted and not completed
-    uint64_t GetMessageSize() const;     //!< \return MessageSize
-    uint32_t GetOutstanding() const;     //!< \return OutstandingRequests
-    Time GetSampleInterval() const;      //!< \return SampleInterval
+    /// \return messages completed plus the transport's progress inside messages (hang checks)
+    uint64_t GetProgressCounter() const;
+    /// \return whether a memory node's device still works on a request (latency, data path)
+    bool IsDeviceBusy() const;
+    uint64_t GetMessageSize() const; //!< \return MessageSize
+    uint32_t GetOutstanding() const; //!< \return OutstandingRequests
+    Time GetSampleInterval() const;  //!< \return SampleInterval
     /// \return sample times of the utilisation series
     const std::vector<Time>& GetSampleTimes() const;
     /// \return utilisation samples (0..1), [memory node index][sample]

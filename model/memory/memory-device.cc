@@ -140,6 +140,7 @@ MemoryDevice::Read(uint64_t bytes)
     const Time start = TakeChannel();
     const Grant g = Occupy(start + m_latency, bytes);
     m_free.push(g.dataEnd);
+    m_lastRelease = std::max(m_lastRelease, g.dataEnd);
     ++m_reads;
     m_bytesRead += bytes;
     return g;
@@ -151,6 +152,7 @@ MemoryDevice::WriteStart(uint64_t bytes)
     const Time start = TakeChannel();
     const Grant g = Occupy(start, bytes);
     m_free.push(g.dataEnd + m_latency);
+    m_lastRelease = std::max(m_lastRelease, g.dataEnd + m_latency);
     ++m_writes;
     m_bytesWritten += bytes;
     return g;
@@ -196,6 +198,12 @@ Time
 MemoryDevice::GetQueueingTime() const
 {
     return m_queueing;
+}
+
+Time
+MemoryDevice::GetBusyUntil() const
+{
+    return std::max(m_pathFree, m_lastRelease);
 }
 
 } // namespace astra

@@ -100,6 +100,8 @@ class MemoryDevice : public Object
     Time GetBusyTime() const;
     /// \return total time requests waited for a channel
     Time GetQueueingTime() const;
+    /// \return when the device has finished the work it was given (latencies, data path)
+    Time GetBusyUntil() const;
 
   protected:
     void DoDispose() override;
@@ -118,7 +120,8 @@ class MemoryDevice : public Object
 
     /// channel free times (min-heap, Channels entries once used)
     std::priority_queue<Time, std::vector<Time>, std::greater<Time>> m_free;
-    Time m_pathFree{0}; //!< when the data path is free
+    Time m_pathFree{0};    //!< when the data path is free
+    Time m_lastRelease{0}; //!< latest channel release given out
     uint64_t m_bytesRead{0};
     uint64_t m_bytesWritten{0};
     uint64_t m_reads{0};

@@ -200,6 +200,17 @@ RoceMemoryTransport::GetLinkBytes(uint32_t mem) const
     return std::max(wire(l.atMemory), wire(l.atPeer));
 }
 
+uint64_t
+RoceMemoryTransport::GetProgressCounter() const
+{
+    uint64_t n = 0;
+    for (const auto& kv : m_qps)
+    {
+        n += kv.second->GetSndUna();
+    }
+    return n;
+}
+
 Ptr<MemoryDevice>
 RoceMemoryTransport::GetDevice(uint32_t mem) const
 {

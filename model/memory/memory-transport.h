@@ -68,6 +68,8 @@ class RoceMemoryTransport : public MemoryTransport, private RdmaQpConsumer
     double SampleLinkUtilisation(uint32_t mem) override;
     double GetLinkBytes(uint32_t mem) const override;
     Ptr<MemoryDevice> GetDevice(uint32_t mem) const override;
+    /// \return bytes acknowledged on the NPUs' memory QPs (READ responses count as they arrive)
+    uint64_t GetProgressCounter() const override;
     uint8_t GetPriority() const; //!< \return the memory QPs' priority
     uint32_t GetQpCount() const; //!< \return QPs opened
     /// \return the NPU-side QP to a memory node (null if not opened) \param npu NPU \param mem node
