@@ -59,6 +59,7 @@ struct Result
     uint64_t bytes{0};                     //!< memory bytes moved
     std::vector<CollectiveRecord> records; //!< collectives
     double wall{0};                        //!< wall seconds
+    uint64_t events{0};                    //!< simulator events
 };
 
 /// The command line's settings.
@@ -137,6 +138,7 @@ RunOne(const Settings& s,
     Result r;
     r.placement = placement;
     r.wall = sc.GetWallSeconds();
+    r.events = Simulator::GetEventCount();
     double mem = 0;
     for (const auto& a : sc.GetApps())
     {
@@ -161,7 +163,8 @@ RunOne(const Settings& s,
             r.bytes += row.bytesRead + row.bytesWritten;
         }
         rep.WriteUtilisationCsv(s.outDir + "/memory-utilisation-" + placement + ".csv");
-        std::cout << "--- " << placement << "\n";
+        std::cout << "--- " << placement << ": " << r.events << " events, " << std::setprecision(2)
+                  << std::fixed << r.wall << " s\n";
         rep.Print(std::cout);
     }
     sc.Destroy();
@@ -316,10 +319,10 @@ Run(int argc, char* argv[])
                   << r.memNodes << std::setw(16) << std::fixed << std::setprecision(1)
                   << r.iterationNs / 1e3 << std::setw(20) << r.exposedMemoryNs / 1e3
                   << std::setw(14) << std::setprecision(3)
-                  << (r.slowdown > 0 ? r.slowdown : std::nan("")) << std::setw(15)
-                  << std::setprecision(1) << 100 * r.meanLinkUtil << "%" << std::setw(10)
-                  << 100 * r.peakLinkUtil << "%" << std::setw(14) << r.p99Ns / 1e3 << std::setw(10)
-                  << std::setprecision(2) << r.wall << "\n";
+                  << (r.slowdown > 0 ? std::to_string(r.slowdown).substr(0, 5) : "-")
+                  << std::setw(15) << std::setprecision(1) << 100 * r.meanLinkUtil << "%"
+                  << std::setw(10) << 100 * r.peakLinkUtil << "%" << std::setw(14) << r.p99Ns / 1e3
+                  << std::setw(10) << std::setprecision(2) << r.wall << "\n";
     }
     if (plots)
     {
