@@ -412,6 +412,22 @@ class RunnerTestCase : public TestCase
             NS_TEST_EXPECT_MSG_NE(tl.find("\"memory node "), std::string::npos, be);
             NS_TEST_EXPECT_MSG_NE(tl.find("\"MEM_LOAD\""), std::string::npos, be);
         }
+        // --memory-isolated: the memory traffic on a private copy of the network
+        {
+            std::string text;
+            const int rc =
+                Shell(base + " --remote-memory-configuration=" + json +
+                          " --backend=roce --memory-isolated=1 --output-dir=" + dir + "/iso",
+                      text);
+            NS_TEST_EXPECT_MSG_EQ(rc, 0, text);
+            NS_TEST_EXPECT_MSG_NE(text.find("memory nodes (fabric/flow)"), std::string::npos, text);
+            NS_TEST_EXPECT_MSG_EQ(Shell(base + " --remote-memory-configuration=" + json +
+                                            " --backend=analytical --memory-isolated=1",
+                                        text),
+                                  1,
+                                  text);
+            NS_TEST_EXPECT_MSG_NE(text.find("--memory-isolated applies"), std::string::npos, text);
+        }
         // bad input: status 1 and the message, never a signal
         const std::vector<std::pair<std::string, std::string>> bad = {
             {R"({"memory-type": "MEMORY_POOL", "remote-mem-bw": -1})", "remote-mem-bw"},
