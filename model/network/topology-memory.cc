@@ -326,31 +326,42 @@ Topology::AppendNodeRoute(uint32_t src, uint32_t dst, std::vector<Hop>& hops) co
         const auto relays = [&](uint32_t v) {
             return m_kinds[v] == TopoNodeKind::SWITCH || m_nodeLinks[v].size() > 1;
         };
-        std::vector<uint32_t> dist(nodes, UINT32_MAX);
-        std::vector<uint32_t> layer{dst};
-        std::vector<uint32_t> next;
-        dist[dst] = 0;
-        for (uint32_t d = 1; !layer.empty() && dist[src] == UINT32_MAX; ++d)
+        // (the whole distance field to dst, kept: a pool is the destination of every NPU)
+        auto cached = m_nodeDist.find(dst);
+        if (cached == m_nodeDist.end())
         {
-            next.clear();
-            for (uint32_t u : layer)
+            if (m_nodeDist.size() >= 256)
             {
-                if (u != dst && !relays(u))
+                m_nodeDist.clear();
+            }
+            std::vector<uint32_t> field(nodes, UINT32_MAX);
+            std::vector<uint32_t> layer{dst};
+            std::vector<uint32_t> next;
+            field[dst] = 0;
+            for (uint32_t d = 1; !layer.empty(); ++d)
+            {
+                next.clear();
+                for (uint32_t u : layer)
                 {
-                    continue;
-                }
-                for (uint32_t l : m_nodeLinks[u])
-                {
-                    const uint32_t w = m_links[l].a == u ? m_links[l].b : m_links[l].a;
-                    if (dist[w] == UINT32_MAX)
+                    if (u != dst && !relays(u))
                     {
-                        dist[w] = d;
-                        next.push_back(w);
+                        continue;
+                    }
+                    for (uint32_t l : m_nodeLinks[u])
+                    {
+                        const uint32_t w = m_links[l].a == u ? m_links[l].b : m_links[l].a;
+                        if (field[w] == UINT32_MAX)
+                        {
+                            field[w] = d;
+                            next.push_back(w);
+                        }
                     }
                 }
+                layer.swap(next);
             }
-            layer.swap(next);
+            cached = m_nodeDist.emplace(dst, std::move(field)).first;
         }
+        const std::vector<uint32_t>& dist = cached->second;
         if (dist[src] == UINT32_MAX)
         {
             throw std::invalid_argument("topology: no path from node " + std::to_string(src) +

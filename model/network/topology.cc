@@ -471,6 +471,7 @@ Topology::AddLink(uint32_t a, uint32_t b, double bytesPerNs, double latencyNs, i
     l.dim = dim;
     m_links.push_back(l);
     m_nodeRoutes.clear(); // paths to memory nodes may change
+    m_nodeDist.clear();
     const uint32_t id = static_cast<uint32_t>(m_links.size() - 1);
     m_nodeLinks[a].push_back(id);
     m_nodeLinks[b].push_back(id);

@@ -398,6 +398,8 @@ class Topology
     bool m_hasMemPlacement{false};                  //!< PlaceMemory was called
     /// AppendNodeRoute's paths by (src << 32 | dst)
     mutable std::unordered_map<uint64_t, std::vector<Hop>> m_nodeRoutes;
+    /// AppendNodeRoute's hop distances to a destination (a bounded cache)
+    mutable std::unordered_map<uint32_t, std::vector<uint32_t>> m_nodeDist;
 };
 
 /// Convert ASTRA-sim GB/s (2^30 bytes) to bytes per ns.
