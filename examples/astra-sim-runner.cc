@@ -154,7 +154,8 @@ Run(int argc, char* argv[])
                  "ignore control deps naming absent nodes",
                  dropDangling);
     cmd.AddValue("reference-hw-limits",
-                 "one COMP and one communication node at a time (ASTRA-sim's feeder)",
+                 "ASTRA-sim's feeder: one COMP and one communication node at a time (a RECV "
+                 "holds none), ready nodes by increasing id",
                  hwLimits);
     cmd.AddValue("text-passes", "training passes unrolled from a .txt workload", textPasses);
     cmd.AddValue("summary", "print the summary table", summary);

@@ -350,6 +350,8 @@ CheckKeys(const RawConfig& cfg, bool current)
     {
         known.emplace_back(n.name);
     }
+    known.emplace_back("link-efficiency"); // ReadLinkEfficiency
+    known.emplace_back("link_efficiency");
     for (std::string name : kMemoryKeys)
     {
         known.push_back(name);
@@ -406,6 +408,38 @@ CheckNotModelled(const RawConfig& cfg, size_t dims)
         {
             WarnNotModelled(cfg.path, n.name, text + "]", n.meaning);
         }
+    }
+}
+
+/**
+ * Read the optional per-dimension link-efficiency (also link_efficiency) of
+ * any dimension type: a number in (0, 1], "-" / "~" for the default 1.
+ */
+void
+ReadLinkEfficiency(const RawConfig& cfg, std::vector<DimensionSpec>& dims)
+{
+    const std::string name = cfg.Has("link-efficiency")   ? "link-efficiency"
+                             : cfg.Has("link_efficiency") ? "link_efficiency"
+                                                          : "";
+    if (name.empty())
+    {
+        return;
+    }
+    const auto& list = cfg.List(name, dims.size());
+    for (size_t d = 0; d < dims.size(); ++d)
+    {
+        if (IsDefaultEntry(list[d]))
+        {
+            continue;
+        }
+        const double e = cfg.Number(name, list[d]);
+        if (!(e > 0 && e <= 1))
+        {
+            cfg.Fail(name,
+                     "dimension " + std::to_string(d) + ": '" + list[d] +
+                         "' is not a fraction in (0, 1] of the link rate");
+        }
+        dims[d].linkEfficiency = e;
     }
 }
 
@@ -691,6 +725,7 @@ Topology::FromFile(const std::string& path)
             dims.push_back(s);
         }
         ReadShapeKeys(cfg, dims);
+        ReadLinkEfficiency(cfg, dims);
     }
     else if (cfg.Has("topologies-per-dim") || cfg.Has("topology-name") || cfg.Has("units-count"))
     {
@@ -748,6 +783,7 @@ Topology::FromFile(const std::string& path)
             dims.push_back(s);
         }
         ReadShapeKeys(cfg, dims);
+        ReadLinkEfficiency(cfg, dims);
     }
     else
     {

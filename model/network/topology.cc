@@ -137,6 +137,10 @@ Topology::FromDimensions(const std::vector<DimensionSpec>& dims)
         {
             throw std::invalid_argument(where + " latency must not be negative");
         }
+        if (!(s.linkEfficiency > 0 && s.linkEfficiency <= 1))
+        {
+            throw std::invalid_argument(where + " link efficiency must be in (0, 1]");
+        }
         npus *= s.npus;
         if (npus > std::numeric_limits<uint32_t>::max() / 2)
         {
@@ -229,8 +233,8 @@ Topology::FromDimensions(const std::vector<DimensionSpec>& dims)
         block.layout = &lay;
         block.dim = int32_t(d);
         block.stride = str;
-        block.rate = GBpsToBytesPerNs(s.bandwidthGBps);
-        block.upRate = GBpsToBytesPerNs(lay.uplinkGBps);
+        block.rate = GBpsToBytesPerNs(s.bandwidthGBps) * s.linkEfficiency;
+        block.upRate = GBpsToBytesPerNs(lay.uplinkGBps) * s.linkEfficiency;
         block.upLatencyNs = s.uplinkLatencyNs >= 0 ? s.uplinkLatencyNs : s.latencyNs;
         lay.firstLink = static_cast<uint32_t>(t.m_links.size());
         for (uint32_t b = 0; b < lay.blocks; ++b)

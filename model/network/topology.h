@@ -68,6 +68,14 @@ struct DimensionSpec
      * scale-up domain below has its own rail of one common fabric)
      */
     uint32_t rails{0};
+    /**
+     * Fraction of the link rate that carries payload (link-efficiency, 0 < e <= 1):
+     * the link layer's own overhead, e.g. NVLink flit headers and flow control
+     * (NVLink4: NCCL models 20.6 of 25 GB/s per link). Every link of the
+     * dimension (uplinks included) runs at bandwidth x efficiency on every
+     * backend; the RoCE backend still adds its own packet headers on top.
+     */
+    double linkEfficiency{1.0};
 };
 
 /**

@@ -4,6 +4,8 @@
 
 #include "astra-config.h"
 
+#include "collective-protocol.h"
+
 #include "ns3/chakra-reader.h"
 
 #include <algorithm>
@@ -122,6 +124,26 @@ class Value
             FailKey(m_file, m_key, "must be at most " + NumberText(max) + ", found " + Text());
         }
         return d;
+    }
+
+    /// \return a list of numbers in [0, max] (a single number: a list of one) \param max largest
+    std::vector<double> NonNegativeList(double max) const
+    {
+        std::vector<double> out;
+        if (!m_v.is_array())
+        {
+            out.push_back(NonNegative(max));
+            return out;
+        }
+        if (m_v.empty())
+        {
+            FailKey(m_file, m_key, "empty list");
+        }
+        for (const auto& e : m_v)
+        {
+            out.push_back(Value(m_file, m_key, e, m_text).NonNegative(max));
+        }
+        return out;
     }
 
     /// \return an integer in [min, max] \param min smallest \param max largest
@@ -396,6 +418,15 @@ SystemKeys()
              c.intraDimensionScheduling =
                  v.OneOf({"FIFO", "RG", "SCF", "smallestFirst", "lessRemainingPhaseFirst"});
          }},
+        {"collective-protocol",
+         [](const Value& v, SystemConfig& c) {
+             c.collectiveProtocol = v.OneOf(CollProtocolNames());
+         }},
+        {"collective-step-latency-ns",
+         [](const Value& v, SystemConfig& c) { c.stepLatencyNs = v.NonNegativeList(kMaxNs); }},
+        {"collective-launch-latency-ns",
+         [](const Value& v, SystemConfig& c) { c.launchLatencyNs = v.NonNegative(kMaxNs); }},
+        {"reduction-fused", [](const Value& v, SystemConfig& c) { c.reductionFused = v.Bool(); }},
         {"inter-dimension-scheduling",
          [](const Value& v, SystemConfig& c) {
              c.interDimensionScheduling = v.OneOf({"baseline",
@@ -452,11 +483,16 @@ WarnNotModelledKeys(const SystemConfig& c, const std::map<std::string, std::stri
          "local memory is not tracked");
     warn("boost-mode", c.boostMode != 0, "every NPU is simulated");
     warn("intra-dimension-scheduling",
-         c.intraDimensionScheduling != "FIFO",
-         "chunks of a dimension are served in FIFO order");
+         c.intraDimensionScheduling == "RG" ||
+             c.intraDimensionScheduling == "lessRemainingPhaseFirst",
+         "only FIFO and smallestFirst (SCF) are modelled; chunks of a dimension are served in "
+         "FIFO order");
     warn("inter-dimension-scheduling",
-         c.interDimensionScheduling != "baseline" && c.interDimensionScheduling != "ascending",
-         "dimensions are scheduled in the baseline (ascending) order");
+         c.interDimensionScheduling == "themisFlex" ||
+             c.interDimensionScheduling == "offlineGreedyFlex" ||
+             c.interDimensionScheduling == "roundRobin",
+         "only baseline (ascending) and themis (offlineGreedy) are modelled; dimensions are "
+         "scheduled in the baseline order");
     warn("packet-routing", true, "an ASTRA-sim 1.0 key without an equivalent here");
     warn("injection-policy", true, "an ASTRA-sim 1.0 key without an equivalent here");
     warn("seprate-log", true, "an ASTRA-sim 1.0 key without an equivalent here");
@@ -556,6 +592,24 @@ ToSystemParams(const SystemConfig& c, const std::string& baseDir)
                                                       : SchedulingPolicy::LIFO;
     p.optimization = c.collectiveOptimization == "localBWAware" ? CollOptimization::LOCAL_BW_AWARE
                                                                 : CollOptimization::BASELINE;
+    for (int k = 0; k < 4; ++k)
+    {
+        if (c.collectiveProtocol == CollProtocolName(CollProtocol(k)))
+        {
+            p.protocol = CollProtocol(k);
+        }
+    }
+    p.stepLatencyNs = c.stepLatencyNs;
+    p.launchLatencyNs = c.Has("collective-launch-latency-ns") ? c.launchLatencyNs : -1;
+    p.reductionFused = c.reductionFused;
+    p.interDim =
+        c.interDimensionScheduling == "themis" || c.interDimensionScheduling == "offlineGreedy"
+            ? InterDimScheduling::THEMIS
+            : InterDimScheduling::BASELINE;
+    p.intraDim =
+        c.intraDimensionScheduling == "SCF" || c.intraDimensionScheduling == "smallestFirst"
+            ? IntraDimScheduling::SMALLEST_FIRST
+            : IntraDimScheduling::FIFO;
     const std::pair<const std::vector<AlgoSpec>*, std::vector<AlgoSpec>*> lists[] = {
         {&c.allReduceImpl, &p.allReduce},
         {&c.allGatherImpl, &p.allGather},

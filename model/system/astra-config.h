@@ -71,6 +71,10 @@ struct SystemConfig
     int64_t boostMode{0};                                 //!< boost-mode (not modelled)
     std::string intraDimensionScheduling{"FIFO"};         //!< intra-dimension-scheduling
     std::string interDimensionScheduling{"baseline"};     //!< inter-dimension-scheduling
+    std::string collectiveProtocol{"none"};               //!< collective-protocol
+    std::vector<double> stepLatencyNs;                    //!< collective-step-latency-ns
+    double launchLatencyNs{0};                            //!< collective-launch-latency-ns
+    bool reductionFused{false};                           //!< reduction-fused
     std::string packetRouting;   //!< packet-routing (ASTRA-sim 1.0, not modelled)
     std::string injectionPolicy; //!< injection-policy (ASTRA-sim 1.0, not modelled)
     bool seprateLog{false};      //!< seprate-log (ASTRA-sim 1.0 spelling, not modelled)
