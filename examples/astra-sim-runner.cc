@@ -8,7 +8,13 @@
  *
  * With --backend=roce the topology is built as a real RoCEv2 fabric
  * (AstraFabricHelper: NPU nodes with one NIC per dimension link, switches,
- * PFC, ECN, DCQCN) and messages run as RDMA WRITEs on persistent QPs.
+ * PFC, ECN, DCQCN) and messages run as RDMA WRITEs on persistent QPs. With
+ * --remote-memory-configuration on the flow and roce backends, the remote
+ * memory is memory nodes on the network (MemoryNodeHelper; doc/memory.rst):
+ * MEM_LOAD / MEM_STORE become RDMA READ / WRITE (roce) or flows (flow), and
+ * memory.csv (and with --ns3::astra::FabricMemoryModel::SampleInterval,
+ * memory-utilisation.csv) is written; --memory-isolated=1 moves that traffic
+ * to a private copy of the network (compare its collectives.csv).
  *
  * Prints ASTRA-sim's `sys[i] finished, ...` line per NPU, a summary with a
  * per-collective table, and writes npus.csv, collectives.csv and
@@ -102,6 +108,7 @@ Run(int argc, char* argv[])
     uint32_t textPasses = 1;
     std::string roceConfig;
     std::string logicalTopology;
+    bool memoryIsolated = false;
 
     // --roce-config is applied before CommandLine::Parse so that --ns3::... values win
     for (int i = 1; i < argc; ++i)
@@ -160,6 +167,10 @@ Run(int argc, char* argv[])
     cmd.AddValue("hang-ns",
                  "simulated ns without progress after which the run is reported hung",
                  hangNs);
+    cmd.AddValue("memory-isolated",
+                 "flow / roce with memory nodes: their traffic on a private copy of the network "
+                 "(the baseline of the collectives' slowdown from memory traffic)",
+                 memoryIsolated);
     cmd.Parse(argc, argv);
 
     if (workload.empty() || system.empty() || network.empty())
@@ -211,7 +222,18 @@ Run(int argc, char* argv[])
         sc.SetAppAttribute("ReferenceHwLimits", BooleanValue(hwLimits));
         if (!remoteMemory.empty())
         {
-            sc.SetMemoryModel(AnalyticalRemoteMemory::FromFile(remoteMemory));
+            // flow / roce: memory nodes on the network; analytical: ASTRA-sim's formula
+            sc.SetRemoteMemory(ParseRemoteMemoryConfig(remoteMemory));
+            if (memoryIsolated && (backendKind == "analytical" || compat))
+            {
+                throw InputError("--memory-isolated applies to the flow and roce backends (the "
+                                 "analytical memory has no network)");
+            }
+            sc.GetMemoryNodes().SetIsolatedNetwork(memoryIsolated);
+        }
+        else if (memoryIsolated)
+        {
+            throw InputError("--memory-isolated needs --remote-memory-configuration");
         }
         sc.Build();
     }

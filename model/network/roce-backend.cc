@@ -40,8 +40,10 @@ RoceBackend::GetTypeId()
             .AddAttribute("PriorityMap",
                           "Data priority (0..7) per traffic class, comma separated, in the order "
                           "COLLECTIVE,POINT_TO_POINT,MEMORY,CONTROL (fewer entries: the last "
-                          "one repeats)",
-                          StringValue("3,3,3,3"),
+                          "one repeats). MEMORY is the priority of the memory nodes' RDMA "
+                          "traffic (FabricMemoryModel); its own by default, made lossless on "
+                          "the switches by MemoryNodeHelper",
+                          StringValue("3,3,4,3"),
                           MakeStringAccessor(&RoceBackend::m_priorityMapStr),
                           MakeStringChecker())
             .AddAttribute("QpsPerPair",

@@ -188,7 +188,7 @@ class RoceBackend : public NetworkBackend, private RdmaQpConsumer
     void ParsePriorityMap();
 
     // attributes
-    std::string m_priorityMapStr{"3,3,3,3"};
+    std::string m_priorityMapStr{"3,3,4,3"};
     uint32_t m_qpsPerPair{1};
     bool m_useSend{false};
     bool m_deliverAtAck{false};

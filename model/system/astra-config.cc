@@ -678,6 +678,23 @@ LoadSystemParams(const std::string& path, const std::string& baseDir)
     return ToSystemParams(ParseSystemConfig(path), baseDir);
 }
 
+const std::vector<std::string>&
+RemoteMemoryFabricKeys()
+{
+    static const std::vector<std::string> keys = {"memory-attach",
+                                                  "memory-dimension",
+                                                  "pool-count",
+                                                  "memory-link-bw",
+                                                  "memory-link-latency",
+                                                  "memory-uplink-bw",
+                                                  "message-size",
+                                                  "outstanding-requests",
+                                                  "channels",
+                                                  "request-overhead",
+                                                  "memory-capacity"};
+    return keys;
+}
+
 RemoteMemoryConfig
 ParseRemoteMemoryConfig(const std::string& path)
 {
@@ -688,11 +705,12 @@ ParseRemoteMemoryConfig(const std::string& path)
     }
     RemoteMemoryConfig c;
     c.file = path;
-    const std::vector<std::string> known = {"memory-type",
-                                            "remote-mem-latency",
-                                            "remote-mem-bw",
-                                            "num-nodes",
-                                            "num-npus-per-node"};
+    std::vector<std::string> known = {"memory-type",
+                                      "remote-mem-latency",
+                                      "remote-mem-bw",
+                                      "num-nodes",
+                                      "num-npus-per-node"};
+    known.insert(known.end(), RemoteMemoryFabricKeys().begin(), RemoteMemoryFabricKeys().end());
     const std::vector<std::string> types = {MemoryTypeName(MemoryType::NO_MEMORY_EXPANSION),
                                             MemoryTypeName(MemoryType::PER_NODE_MEMORY_EXPANSION),
                                             MemoryTypeName(MemoryType::PER_NPU_MEMORY_EXPANSION),
@@ -724,6 +742,52 @@ ParseRemoteMemoryConfig(const std::string& path)
         {
             c.numNpusPerNode = v.Count(1);
         }
+        // the fabric keys (memory nodes on the flow and RoCE backends)
+        else if (key == "memory-attach")
+        {
+            c.memoryAttach = v.OneOf({"npu", "leaf", "spine", "memory-leaf"});
+        }
+        else if (key == "memory-dimension")
+        {
+            c.memoryDimension = static_cast<int32_t>(v.Count(0, 1000));
+        }
+        else if (key == "pool-count")
+        {
+            c.poolCount = v.Count(1, 1000000);
+        }
+        else if (key == "memory-link-bw" || key == "memory-uplink-bw")
+        {
+            const double bw = v.NonNegative(1e9);
+            if (!(bw > 0))
+            {
+                FailKey(path, key, "must be > 0 (GB/s), found " + v.Text());
+            }
+            (key == "memory-link-bw" ? c.memoryLinkBw : c.memoryUplinkBw) = bw;
+        }
+        else if (key == "memory-link-latency")
+        {
+            c.memoryLinkLatency = v.NonNegative(kMaxNs);
+        }
+        else if (key == "message-size")
+        {
+            c.messageSize = v.Count(1, 0xFFFFFFFFu); // an RDMA READ's length is 32-bit
+        }
+        else if (key == "outstanding-requests")
+        {
+            c.outstandingRequests = v.Count(1, 65536);
+        }
+        else if (key == "channels")
+        {
+            c.channels = v.Count(1, 1000000);
+        }
+        else if (key == "request-overhead")
+        {
+            c.requestOverhead = v.NonNegative(kMaxNs);
+        }
+        else if (key == "memory-capacity")
+        {
+            c.memoryCapacity = v.NonNegative(1e9); // GiB
+        }
         else
         {
             Fail(path, "unknown key '" + key + "'" + DidYouMean(key, known));
@@ -744,6 +808,10 @@ ParseRemoteMemoryConfig(const std::string& path)
     {
         unused("remote-mem-latency");
         unused("remote-mem-bw");
+        for (const std::string& key : RemoteMemoryFabricKeys())
+        {
+            unused(key.c_str());
+        }
     }
     else if (!(c.remoteMemBw > 0))
     {
@@ -767,6 +835,28 @@ ParseRemoteMemoryConfig(const std::string& path)
     {
         unused("num-nodes");
         unused("num-npus-per-node");
+    }
+    // fabric keys that apply to one memory type or attach point only
+    if (c.memoryType != MemoryType::NO_MEMORY_EXPANSION)
+    {
+        const bool pool = c.memoryType == MemoryType::MEMORY_POOL;
+        if (c.keys.count("pool-count") && !pool)
+        {
+            FailKey(path, "pool-count", "applies to MEMORY_POOL, not " + type);
+        }
+        if (!pool && (c.memoryAttach == "spine" || c.memoryAttach == "memory-leaf"))
+        {
+            FailKey(path,
+                    "memory-attach",
+                    "'" + c.memoryAttach + "' is for MEMORY_POOL; " + type +
+                        " attaches to an NPU or a leaf (\"npu\", \"leaf\")");
+        }
+        if (c.keys.count("memory-uplink-bw") && c.memoryAttach != "memory-leaf")
+        {
+            FailKey(path,
+                    "memory-uplink-bw",
+                    "applies to memory-attach \"memory-leaf\" (the memory leaf's uplinks)");
+        }
     }
     return c;
 }
