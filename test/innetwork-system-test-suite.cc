@@ -296,6 +296,42 @@ class OperationsTest : public TestCase
                                           be << " " << InSwitchOpName(c.kind));
             }
         }
+        // the trace's root (comm_src / comm_dst): a BROADCAST from NPU 5 ends first at NPU 5
+        // (it only sends), a REDUCE to NPU 5 ends last there (it receives the result)
+        for (const CollType t : {CollType::BROADCAST, CollType::REDUCE})
+        {
+            Graphs gs = CollWithDelay(16, t, s, 0, 0);
+            for (auto& g : gs)
+            {
+                auto rooted = std::make_shared<WorkloadGraph>(*g);
+                for (auto& n : rooted->nodes)
+                {
+                    (t == CollType::BROADCAST ? n.commSrc : n.commDst) = 5;
+                }
+                rooted->BuildIndex();
+                g = rooted;
+            }
+            Outcome o = RunIt(topo, Params("inSwitch"), gs, "analytical");
+            NS_TEST_ASSERT_MSG_EQ(o.res.unfinished.size(), 0u, "root 5 finished");
+            NS_TEST_EXPECT_MSG_EQ((o.placement.find("inSwitch") != std::string::npos),
+                                  true,
+                                  "in the switches: " << o.placement);
+            for (uint32_t m = 0; m < 16; ++m)
+            {
+                if (m == 5)
+                {
+                    continue;
+                }
+                if (t == CollType::BROADCAST)
+                {
+                    NS_TEST_EXPECT_MSG_LT(o.res.finishNs[5], o.res.finishNs[m], "root first");
+                }
+                else
+                {
+                    NS_TEST_EXPECT_MSG_GT(o.res.finishNs[5], o.res.finishNs[m], "root last");
+                }
+            }
+        }
         // all-gather's leaf uplink carries 4 inputs and its downlink all 16: 16 S / B
         const double ag = ClosedForm(topo, 0, All(16), InSwitchOpKind::ALL_GATHER, s, 0);
         NS_TEST_EXPECT_MSG_EQ_TOL(ag, 2 * 1200 + 16.0 * s / Bpns(kGBps), 1.0, "all-gather form");

@@ -69,13 +69,6 @@ struct DimensionSpec
      */
     uint32_t rails{0};
     /**
-     * The dimension's switches aggregate in the network (network configuration
-     * key `in_switch`): collectives of the system layer's `inSwitch` algorithm
-     * run on reduction trees of these switches (doc/in-network.rst). Switch,
-     * Clos, FatTree and RailClos only.
-     */
-    bool inSwitch{false};
-    /**
      * Fraction of the link rate that carries payload (link-efficiency, 0 < e <= 1):
      * the link layer's own overhead, e.g. NVLink flit headers and flow control
      * (NVLink4: NCCL models 20.6 of 25 GB/s per link). Every link of the
@@ -83,6 +76,13 @@ struct DimensionSpec
      * backend; the RoCE backend still adds its own packet headers on top.
      */
     double linkEfficiency{1.0};
+    /**
+     * The dimension's switches aggregate in the network (network configuration
+     * key `in_switch`): collectives of the system layer's `inSwitch` algorithm
+     * run on reduction trees of these switches (doc/in-network.rst). Switch,
+     * Clos, FatTree and RailClos only.
+     */
+    bool inSwitch{false};
 };
 
 /**

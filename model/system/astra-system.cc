@@ -1158,7 +1158,7 @@ AstraSystem::InSwitchStep(Stream* s)
     op.kind = InSwitchKind(ph.op);
     op.dim = ph.dim;
     op.members = ph.peers;
-    op.root = 0; // the rooted primitives' root: member 0
+    op.root = ph.rootIndex; // REDUCE, BROADCAST: the root's index in the members
     op.bytes = s->bytes;
     op.tclass = TrafficClass::COLLECTIVE;
     const InSwitchVolume v = InSwitchBytes(op.kind,
