@@ -24,7 +24,9 @@ constexpr uint8_t kIpProtoUdp = 17;
 constexpr uint16_t kIpFlagsDf = 0x4000;
 constexpr uint16_t kPkeyDefault = 0xFFFF;
 constexpr uint32_t kMask24 = 0x00FFFFFF;
-constexpr uint32_t kMaxHeaderBytes = 18 + 20 + 8 + 12 + 16;
+/// Ethernet with 802.1Q, IPv4, UDP, BTH and the largest extension (RETH + ImmDt of
+/// RDMA WRITE Only with Immediate)
+constexpr uint32_t kMaxHeaderBytes = 18 + 20 + 8 + 12 + 16 + 4;
 
 /// IPv4 total length for meta (IPv4 + UDP + BTH + ext + payload + ICRC).
 inline uint32_t
