@@ -52,6 +52,12 @@ IsLastOrOnly(uint8_t op)
 }
 
 inline bool
+IsSendOpcode(uint8_t op)
+{
+    return op <= RoceOpcode::SEND_ONLY;
+}
+
+inline bool
 IsFirstOrOnly(uint8_t op)
 {
     return op == RoceOpcode::SEND_FIRST || op == RoceOpcode::SEND_ONLY ||
@@ -610,9 +616,16 @@ RdmaHostStack::GetOrCreateQp(uint32_t dstHost,
         if (consumer && !qp->m_consumer)
         {
             qp->m_consumer = consumer;
-            if (qp->m_peer)
+            // the other end, if it lives in this process (connection set-up path)
+            Ptr<RdmaHostStack> peer = m_directory ? m_directory->Find(dstHost) : nullptr;
+            if (peer && !(m_directory->IsDistributed() && !m_directory->IsLocal(PeekPointer(peer))))
             {
-                qp->m_peer->m_consumer = consumer;
+                uint64_t rkey = (uint64_t(m_hostIndex) << 24) | (uint64_t(priority) << 16) | sport;
+                auto pit = peer->m_qpByKey.find(rkey);
+                if (pit != peer->m_qpByKey.end() && pit->second->m_qpn == qp->m_peerQpn)
+                {
+                    pit->second->m_consumer = consumer;
+                }
             }
         }
         return Ptr<RdmaQueuePair>(qp);
@@ -625,11 +638,23 @@ RdmaHostStack::GetOrCreateQp(uint32_t dstHost,
                                             : " (it has none: RdmaHelper::InstallHosts or "
                                               "SetDirectory)"));
     EnsureValid();
+    if (m_directory->IsDistributed() && !m_directory->IsLocal(PeekPointer(remote)))
+    {
+        // the destination runs on another rank: open this end only. Its static set-up
+        // (IP, initial PSN) is known from the directory; the peer's QP number is learnt
+        // from its first frame, and the peer opens its end when the first data frame
+        // (destination QP 0) arrives there (PassiveOpen).
+        Ptr<RdmaQueuePair> a = NewQp(dstHost, priority, sport);
+        a->m_peerQpn = 0;
+        a->m_remoteIp = remote->GetIpv4().Get();
+        a->m_rcvPsnBase = remote->m_initialPsn;
+        a->m_consumer = consumer;
+        m_qpByKey[key] = PeekPointer(a);
+        return a;
+    }
     remote->EnsureValid();
     Ptr<RdmaQueuePair> a = NewQp(dstHost, priority, sport);
     Ptr<RdmaQueuePair> b = remote->NewQp(m_hostIndex, priority, sport);
-    a->m_peer = PeekPointer(b);
-    b->m_peer = PeekPointer(a);
     a->m_peerQpn = b->m_qpn;
     b->m_peerQpn = a->m_qpn;
     a->m_remoteIp = remote->GetIpv4().Get();
@@ -644,6 +669,50 @@ RdmaHostStack::GetOrCreateQp(uint32_t dstHost,
     NS_LOG_INFO("host " << m_hostIndex << " qp " << a->m_qpn << " <-> host " << dstHost << " qp "
                         << b->m_qpn << " prio " << int(priority) << " sport " << sport);
     return a;
+}
+
+void
+RdmaHostStack::SetListener(RdmaQpConsumer* consumer)
+{
+    m_listener = consumer;
+}
+
+RdmaQpConsumer*
+RdmaHostStack::GetListener() const
+{
+    return m_listener;
+}
+
+RdmaQueuePair*
+RdmaHostStack::PassiveOpen(const RdmaMeta& meta)
+{
+    if (!m_directory || !(IsDataOpcode(meta.opcode) || meta.opcode == RoceOpcode::READ_REQUEST))
+    {
+        return nullptr;
+    }
+    Ptr<RdmaHostStack> peer = m_directory->FindByIpv4(meta.srcIp);
+    if (!peer || peer == this)
+    {
+        return nullptr;
+    }
+    const uint32_t srcHost = peer->GetHostIndex();
+    const uint64_t key = (uint64_t(srcHost) << 24) | (uint64_t(meta.priority) << 16) | meta.sport;
+    auto it = m_qpByKey.find(key);
+    if (it != m_qpByKey.end())
+    {
+        return it->second;
+    }
+    EnsureValid();
+    Ptr<RdmaQueuePair> b = NewQp(srcHost, meta.priority, meta.sport);
+    b->m_peerQpn = meta.srcQp;
+    b->m_remoteIp = meta.srcIp;
+    b->m_rcvPsnBase = peer->m_initialPsn; // static set-up, as RDMA CM exchanges it
+    b->m_consumer = m_listener;
+    m_qpByKey[key] = PeekPointer(b);
+    NS_LOG_INFO("host " << m_hostIndex << " qp " << b->m_qpn << " opened by host " << srcHost
+                        << " qp " << meta.srcQp << " prio " << int(meta.priority) << " sport "
+                        << meta.sport);
+    return PeekPointer(b);
 }
 
 Ptr<RdmaQueuePair>
@@ -663,15 +732,15 @@ RdmaHostStack::GetNQps() const
 }
 
 uint64_t
-RdmaHostStack::PostWrite(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag)
+RdmaHostStack::PostWrite(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag, uint64_t imm)
 {
-    return Post(qp, bytes, userTag, RdmaMsgKind::WRITE);
+    return Post(qp, bytes, userTag, RdmaMsgKind::WRITE, imm);
 }
 
 uint64_t
-RdmaHostStack::PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag)
+RdmaHostStack::PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag, uint64_t imm)
 {
-    return Post(qp, bytes, userTag, RdmaMsgKind::SEND);
+    return Post(qp, bytes, userTag, RdmaMsgKind::SEND, imm);
 }
 
 uint64_t
@@ -680,17 +749,22 @@ RdmaHostStack::PostRead(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag)
     NS_ABORT_MSG_IF(bytes > 0xFFFFFFFFull,
                     "host " << m_hostIndex << " qp " << (qp ? qp->m_qpn : 0) << ": READ of "
                             << bytes << " bytes exceeds the 32-bit RETH DMA length");
-    return Post(qp, bytes, userTag, RdmaMsgKind::READ);
+    return Post(qp, bytes, userTag, RdmaMsgKind::READ, 0);
 }
 
 uint64_t
-RdmaHostStack::Post(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t tag, RdmaMsgKind kind)
+RdmaHostStack::Post(Ptr<RdmaQueuePair> qp,
+                    uint64_t bytes,
+                    uint64_t tag,
+                    RdmaMsgKind kind,
+                    uint64_t imm)
 {
     NS_ABORT_MSG_IF(!qp || qp->m_stack != this,
                     "host " << m_hostIndex << ": Post on a QP of another host");
     RdmaMessage m;
     m.msgId = qp->m_nextMsgId++;
     m.tag = tag;
+    m.imm = imm;
     m.bytes = bytes;
     m.firstPkt = qp->m_postedPkts;
     m.nPkts = bytes == 0 ? 1 : (bytes + m_mtu - 1) / m_mtu;
@@ -841,6 +915,7 @@ RdmaHostStack::BuildReadResponse(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint
     m.dport = RoceHeader::kRoceUdpPort;
     m.destQp = qp->m_peerQpn;
     m.psn = RdmaPsn::FromIndex(idx, qp->m_rcvPsnBase); // the requester's PSN space
+    m.srcQp = qp->m_qpn;
     m.payload = payload;
     m.sendTimeNs = nowPs / 1000;
     m.frameBytes = RoceFrame::GetFrameBytes(m);
@@ -919,6 +994,15 @@ RdmaHostStack::BuildData(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t now
     {
         m.rethVa = msg.startByte; // remote buffer = the QP's stream offset
         m.rethLen = uint32_t(std::min<uint64_t>(msg.bytes, 0xFFFFFFFFu));
+    }
+    m.srcQp = qp->m_qpn;
+    if (last && msg.kind != RdmaMsgKind::READ)
+    {
+        // what the responder reports with the message (immediate data): in the frame
+        m.immTag = msg.tag;
+        m.immData = msg.imm;
+        m.msgPostTs = msg.postTime.GetTimeStep();
+        m.msgBytes = msg.bytes;
     }
     m.sendTimeNs = nowPs / 1000;
     m.frameBytes = RoceFrame::GetFrameBytes(m);
@@ -1052,8 +1136,17 @@ RdmaHostStack::ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame)
             return;
         }
     }
-    uint32_t q = meta.destQp - kQpnBase;
-    if (meta.destQp < kQpnBase || q >= m_qps.size())
+    RdmaQueuePair* qp;
+    const uint32_t q = meta.destQp - kQpnBase;
+    if (meta.destQp >= kQpnBase && q < m_qps.size())
+    {
+        qp = PeekPointer(m_qps[q]);
+    }
+    else if (meta.destQp == 0 && (qp = PassiveOpen(meta)) != nullptr)
+    {
+        // first frames of a connection opened on another rank
+    }
+    else
     {
         ++m_stats.unknownQp;
         ASTRA_WARN("rdma-unknown-qp",
@@ -1061,7 +1154,10 @@ RdmaHostStack::ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame)
                            << ", dropped (later ones counted)");
         return;
     }
-    RdmaQueuePair* qp = PeekPointer(m_qps[q]);
+    if (qp->m_peerQpn == 0)
+    {
+        qp->m_peerQpn = meta.srcQp; // the peer end was opened on another rank
+    }
     if (meta.opcode == RoceOpcode::ACK)
     {
         HandleAck(qp, meta);
@@ -1138,29 +1234,25 @@ RdmaHostStack::HandleData(RdmaQueuePair* qp, const RdmaMeta& meta)
         ackNow = true;
         uint64_t msgSeq = qp->m_rcvMsgs++;
         ++m_stats.msgsRcvd;
-        RdmaQueuePair* req = qp->m_peer;
+        // everything the responder reports comes with the frame (immediate data)
+        NS_ABORT_MSG_IF(meta.msgBytes != qp->m_rcvMsgBytes,
+                        "host " << m_hostIndex << " qp " << qp->m_qpn << ": message " << msgSeq
+                                << " received " << qp->m_rcvMsgBytes << " bytes, requester posted "
+                                << meta.msgBytes);
         RdmaMessageInfo info;
-        if (req && !req->m_msgs.empty() && msgSeq >= req->m_msgs.front().msgId &&
-            msgSeq - req->m_msgs.front().msgId < req->m_msgs.size())
-        {
-            const RdmaMessage& m = req->m_msgs[msgSeq - req->m_msgs.front().msgId];
-            NS_ABORT_MSG_IF(m.bytes != qp->m_rcvMsgBytes,
-                            "host " << m_hostIndex << " qp " << qp->m_qpn << ": message " << msgSeq
-                                    << " received " << qp->m_rcvMsgBytes
-                                    << " bytes, requester posted " << m.bytes);
-            info = req->m_stack->MakeInfo(req, m);
-        }
-        else
-        {
-            info.srcHost = qp->m_remoteHost;
-            info.dstHost = m_hostIndex;
-            info.srcQp = qp->m_peerQpn;
-            info.dstQp = qp->m_qpn;
-            info.sport = qp->m_sport;
-            info.priority = qp->m_priority;
-            info.msgId = msgSeq;
-            info.bytes = qp->m_rcvMsgBytes;
-        }
+        info.srcHost = qp->m_remoteHost;
+        info.dstHost = m_hostIndex;
+        info.srcQp = qp->m_peerQpn;
+        info.dstQp = qp->m_qpn;
+        info.sport = qp->m_sport;
+        info.dport = RoceHeader::kRoceUdpPort;
+        info.priority = qp->m_priority;
+        info.msgId = msgSeq;
+        info.tag = meta.immTag;
+        info.imm = meta.immData;
+        info.bytes = meta.msgBytes;
+        info.start = TimeStep(meta.msgPostTs);
+        info.kind = IsSendOpcode(meta.opcode) ? RdmaMsgKind::SEND : RdmaMsgKind::WRITE;
         info.end = now;
         m_rxMsgTrace(info);
         if (qp->m_consumer)
@@ -1349,6 +1441,7 @@ RdmaHostStack::MakeInfo(const RdmaQueuePair* req, const RdmaMessage& m) const
     info.priority = req->m_priority;
     info.msgId = m.msgId;
     info.tag = m.tag;
+    info.imm = m.imm;
     info.bytes = m.bytes;
     info.start = m.postTime;
     info.kind = m.kind;
@@ -1370,6 +1463,7 @@ RdmaHostStack::SendAck(RdmaQueuePair* qp, const RdmaMeta& data, bool nak)
     m.sport = qp->m_sport;
     m.dport = RoceHeader::kRoceUdpPort;
     m.destQp = qp->m_peerQpn;
+    m.srcQp = qp->m_qpn;
     // ACK: last PSN accepted in order; NAK: the PSN expected
     m.psn = RdmaPsn::FromIndex(qp->m_rcvNxtPkt + (nak ? 0 : RdmaPsn::kMask), qp->m_rcvPsnBase);
     m.msn = uint32_t(qp->m_rcvMsgs & RdmaPsn::kMask);
@@ -1408,6 +1502,7 @@ RdmaHostStack::SendCnp(RdmaQueuePair* qp)
     m.sport = qp->m_sport;
     m.dport = RoceHeader::kRoceUdpPort;
     m.destQp = qp->m_peerQpn;
+    m.srcQp = qp->m_qpn;
     m.frameBytes = RoceFrame::GetFrameBytes(m); // packet built lazily (see BuildData)
     ++m_stats.cnpsSent;
     m_cnpSentTrace(m_hostIndex, qp->m_qpn);
