@@ -4,6 +4,7 @@
 
 #include "astra-run-monitor.h"
 
+#include "ns3/astra-distributed.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -205,7 +206,7 @@ void
 AstraRunMonitor::OnFinished(uint32_t npu, Time t)
 {
     ++m_events;
-    if (++m_finished == m_apps.size() && m_stopWhenFinished)
+    if (++m_finished == m_apps.size() && m_stopWhenFinished && !m_distributed)
     {
         Simulator::Stop();
     }
@@ -279,8 +280,41 @@ AstraRunMonitor::GetHangReport() const
 }
 
 void
+AstraRunMonitor::SetDistributed(bool enable)
+{
+    m_distributed = enable;
+}
+
+void
 AstraRunMonitor::Check()
 {
+    if (m_distributed)
+    {
+        if (!AllFinished() && !m_hung)
+        {
+            const uint64_t c = ProgressCounter();
+            if (c != m_lastCounter)
+            {
+                m_lastCounter = c;
+                m_lastChange = Simulator::Now();
+            }
+            else if (m_runningCompute == 0 && Simulator::Now() - m_lastChange >= m_hangTimeout)
+            {
+                ReportHang();
+            }
+        }
+        // every rank runs this check at the same simulated time: one collective call each
+        const uint64_t unfinished =
+            Distributed::AllReduceSum(AllFinished() || m_hung ? 0 : m_apps.size() - m_finished);
+        const uint64_t hung = Distributed::AllReduceMax(m_hung ? 1 : 0);
+        if (unfinished == 0 || (hung && m_stopOnHang))
+        {
+            Simulator::Stop();
+            return;
+        }
+        Simulator::Schedule(m_hangTimeout / 2, &AstraRunMonitor::Check, this);
+        return;
+    }
     if (AllFinished() || m_hung)
     {
         return;

@@ -19,6 +19,8 @@ NetworkBackend::GetTypeId()
 
 NetworkBackend::~NetworkBackend() = default;
 
+DistributedMessageCodec::~DistributedMessageCodec() = default;
+
 MessageSink::~MessageSink() = default;
 
 void

@@ -732,15 +732,23 @@ RdmaHostStack::GetNQps() const
 }
 
 uint64_t
-RdmaHostStack::PostWrite(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag, uint64_t imm)
+RdmaHostStack::PostWrite(Ptr<RdmaQueuePair> qp,
+                         uint64_t bytes,
+                         uint64_t userTag,
+                         uint64_t imm,
+                         uint64_t imm2)
 {
-    return Post(qp, bytes, userTag, RdmaMsgKind::WRITE, imm);
+    return Post(qp, bytes, userTag, RdmaMsgKind::WRITE, imm, imm2);
 }
 
 uint64_t
-RdmaHostStack::PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag, uint64_t imm)
+RdmaHostStack::PostSend(Ptr<RdmaQueuePair> qp,
+                        uint64_t bytes,
+                        uint64_t userTag,
+                        uint64_t imm,
+                        uint64_t imm2)
 {
-    return Post(qp, bytes, userTag, RdmaMsgKind::SEND, imm);
+    return Post(qp, bytes, userTag, RdmaMsgKind::SEND, imm, imm2);
 }
 
 uint64_t
@@ -749,7 +757,7 @@ RdmaHostStack::PostRead(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag)
     NS_ABORT_MSG_IF(bytes > 0xFFFFFFFFull,
                     "host " << m_hostIndex << " qp " << (qp ? qp->m_qpn : 0) << ": READ of "
                             << bytes << " bytes exceeds the 32-bit RETH DMA length");
-    return Post(qp, bytes, userTag, RdmaMsgKind::READ, 0);
+    return Post(qp, bytes, userTag, RdmaMsgKind::READ, 0, 0);
 }
 
 uint64_t
@@ -757,7 +765,8 @@ RdmaHostStack::Post(Ptr<RdmaQueuePair> qp,
                     uint64_t bytes,
                     uint64_t tag,
                     RdmaMsgKind kind,
-                    uint64_t imm)
+                    uint64_t imm,
+                    uint64_t imm2)
 {
     NS_ABORT_MSG_IF(!qp || qp->m_stack != this,
                     "host " << m_hostIndex << ": Post on a QP of another host");
@@ -765,6 +774,7 @@ RdmaHostStack::Post(Ptr<RdmaQueuePair> qp,
     m.msgId = qp->m_nextMsgId++;
     m.tag = tag;
     m.imm = imm;
+    m.imm2 = imm2;
     m.bytes = bytes;
     m.firstPkt = qp->m_postedPkts;
     m.nPkts = bytes == 0 ? 1 : (bytes + m_mtu - 1) / m_mtu;
@@ -1001,6 +1011,7 @@ RdmaHostStack::BuildData(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t now
         // what the responder reports with the message (immediate data): in the frame
         m.immTag = msg.tag;
         m.immData = msg.imm;
+        m.immData2 = msg.imm2;
         m.msgPostTs = msg.postTime.GetTimeStep();
         m.msgBytes = msg.bytes;
     }
@@ -1250,6 +1261,7 @@ RdmaHostStack::HandleData(RdmaQueuePair* qp, const RdmaMeta& meta)
         info.msgId = msgSeq;
         info.tag = meta.immTag;
         info.imm = meta.immData;
+        info.imm2 = meta.immData2;
         info.bytes = meta.msgBytes;
         info.start = TimeStep(meta.msgPostTs);
         info.kind = IsSendOpcode(meta.opcode) ? RdmaMsgKind::SEND : RdmaMsgKind::WRITE;
@@ -1442,6 +1454,7 @@ RdmaHostStack::MakeInfo(const RdmaQueuePair* req, const RdmaMessage& m) const
     info.msgId = m.msgId;
     info.tag = m.tag;
     info.imm = m.imm;
+    info.imm2 = m.imm2;
     info.bytes = m.bytes;
     info.start = m.postTime;
     info.kind = m.kind;

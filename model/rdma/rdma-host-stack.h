@@ -157,9 +157,17 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
      * reports them (RdmaMessageInfo::tag, imm).
      * \return the message id (per-QP sequence number)
      */
-    uint64_t PostWrite(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag, uint64_t imm = 0);
+    uint64_t PostWrite(Ptr<RdmaQueuePair> qp,
+                       uint64_t bytes,
+                       uint64_t userTag,
+                       uint64_t imm = 0,
+                       uint64_t imm2 = 0);
     /// Post a SEND (same transport path, SEND opcodes). \return the message id
-    uint64_t PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag, uint64_t imm = 0);
+    uint64_t PostSend(Ptr<RdmaQueuePair> qp,
+                      uint64_t bytes,
+                      uint64_t userTag,
+                      uint64_t imm = 0,
+                      uint64_t imm2 = 0);
     /**
      * Post an RDMA READ of bytes (at most 2^32 - 1: the RETH length is 32-bit) from the
      * remote host; completes at this host when the last response byte arrives.
@@ -248,7 +256,8 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
                   uint64_t bytes,
                   uint64_t tag,
                   RdmaMsgKind kind,
-                  uint64_t imm);
+                  uint64_t imm,
+                  uint64_t imm2);
     /// open the responder end for a data frame with destination QP 0 (peer on another rank)
     RdmaQueuePair* PassiveOpen(const RdmaMeta& meta);
     void RateChanged(RdmaQueuePair* qp, uint64_t oldBps, uint64_t newBps);

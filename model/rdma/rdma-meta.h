@@ -99,6 +99,8 @@ struct RdmaMeta
     uint64_t immTag{0};
     /// Model-only, last packet of a WRITE/SEND: the message's 64-bit immediate data
     uint64_t immData{0};
+    /// Model-only, last packet of a WRITE/SEND: the second word of immediate data
+    uint64_t immData2{0};
     /// Model-only, last packet of a WRITE/SEND: the message's post time (Time steps)
     int64_t msgPostTs{0};
     /// Model-only, last packet of a WRITE/SEND: the message's length in bytes

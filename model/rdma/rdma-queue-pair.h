@@ -103,6 +103,7 @@ struct RdmaMessage
     uint64_t msgId{0};                    //!< per-QP sequence number (0, 1, 2, ...)
     uint64_t tag{0};                      //!< user tag
     uint64_t imm{0};                      //!< immediate data (delivered with the message)
+    uint64_t imm2{0};                     //!< second word of immediate data
     uint64_t bytes{0};                    //!< payload bytes
     uint64_t firstPkt{0};                 //!< 64-bit index of its first packet
     uint64_t nPkts{0};                    //!< packets (>= 1; a 0-byte message is one empty packet)
@@ -128,6 +129,7 @@ struct RdmaMessageInfo
     uint64_t msgId{0};                    //!< per-QP message sequence number
     uint64_t tag{0};                      //!< user tag
     uint64_t imm{0};                      //!< immediate data posted with the message
+    uint64_t imm2{0};                     //!< second word of immediate data
     uint64_t bytes{0};                    //!< payload bytes
     Time start{0};                        //!< post time at the requester
     Time end{0};                          //!< completion time
