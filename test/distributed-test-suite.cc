@@ -12,7 +12,9 @@
 #include "ns3/astra-diagnostics.h"
 #include "ns3/astra-distributed.h"
 #include "ns3/astra-fabric-helper.h"
+#include "ns3/astra-sim-scenario.h"
 #include "ns3/config.h"
+#include "ns3/network-backend-factory.h"
 #include "ns3/node.h"
 #include "ns3/rdma-channel.h"
 #include "ns3/rdma-congestion-ops.h"
@@ -22,6 +24,7 @@
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 #include "ns3/topology.h"
+#include "ns3/workload-generator.h"
 
 #ifdef NS3_MPI
 #include "ns3/rdma-remote-channel.h"
@@ -443,6 +446,112 @@ class MpiAvailabilityTestCase : public TestCase
     }
 };
 
+class SystemAcrossRanksTestCase : public TestCase
+{
+  public:
+    SystemAcrossRanksTestCase()
+        : TestCase("System layer across ranks: collective keys map to local numbers, records "
+                   "merge, NPU results travel as text")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto topo =
+            std::make_shared<Topology>(Topology::FromDimensions({{DimType::RING, 8, 50, 500}}));
+        // an 8-NPU all-reduce, single process: results to carry over
+        AstraSimScenario sc;
+        sc.SetTopology(topo);
+        sc.SetSystemParams(SystemParams());
+        sc.SetWorkloads(MakeCollectiveWorkload(8, CollType::ALL_REDUCE, 1 << 20));
+        sc.SetBackend("analytical");
+        sc.Build();
+        NS_TEST_ASSERT_MSG_EQ(sc.Run(), 0, "run");
+        Ptr<AstraSimApplication> a3 = sc.GetApps()[3];
+        const std::string text = a3->ExportResult();
+        Ptr<AstraSimApplication> copy = CreateObject<AstraSimApplication>();
+        copy->Setup(3, sc.GetContext(), a3->GetGraph());
+        NS_TEST_ASSERT_MSG_EQ(copy->IsFinished(), false, "fresh copy");
+        copy->ImportResult(text);
+        NS_TEST_ASSERT_MSG_EQ(copy->IsFinished(), true, "finished travels");
+        NS_TEST_ASSERT_MSG_EQ(copy->GetStats().finish, a3->GetStats().finish, "finish time");
+        NS_TEST_ASSERT_MSG_EQ(copy->GetStats().exposedComm, a3->GetStats().exposedComm, "comm");
+        NS_TEST_ASSERT_MSG_EQ(copy->GetStats().nodes, a3->GetStats().nodes, "nodes");
+        NS_TEST_ASSERT_MSG_EQ(copy->GetTimeline().size(), a3->GetTimeline().size(), "timeline");
+        NS_TEST_ASSERT_MSG_GT(copy->GetTimeline().size(), 0u, "a timeline at all");
+        NS_TEST_ASSERT_MSG_EQ(copy->GetTimeline().back().end,
+                              a3->GetTimeline().back().end,
+                              "timeline event end");
+        bool thrown = false;
+        try
+        {
+            Ptr<AstraSimApplication> other = CreateObject<AstraSimApplication>();
+            other->Setup(4, sc.GetContext(), a3->GetGraph());
+            other->ImportResult(text);
+        }
+        catch (const std::runtime_error&)
+        {
+            thrown = true;
+        }
+        NS_TEST_ASSERT_MSG_EQ(thrown, true, "another NPU's result is refused");
+        sc.Destroy();
+
+        // two ranks' records of collectives (keys 5 and 7) merge into one table
+        Ptr<SystemContext> ctx = CreateObject<SystemContext>();
+        ctx->Setup(NetworkBackendFactory::Create("analytical", topo, false),
+                   topo->GetDimensions(),
+                   SystemParams());
+        const std::string rank0 = "5 0 1024 8 100 900 4 4 4 0 1 2 3\nar\n\nALL_REDUCE@dim0:ring\n";
+        const std::string rank1 = "7 0 64 2 20 30 1 1 1 6\nsmall\ng\nx\n"
+                                  "5 0 1024 8 50 1000 4 4 4 4 5 6 7\nar\n\nALL_REDUCE@dim0:ring\n";
+        ctx->MergeRecords({rank0, rank1});
+        const auto& recs = ctx->GetRecords();
+        NS_TEST_ASSERT_MSG_EQ(recs.size(), 2u, "two collectives");
+        NS_TEST_ASSERT_MSG_EQ(recs[0].key, 7u, "numbered by start: key 7 (20) first");
+        NS_TEST_ASSERT_MSG_EQ(recs[0].group, "g", "group");
+        NS_TEST_ASSERT_MSG_EQ(recs[1].start, TimeStep(50), "earliest start over ranks");
+        NS_TEST_ASSERT_MSG_EQ(recs[1].end, TimeStep(1000), "latest end over ranks");
+        NS_TEST_ASSERT_MSG_EQ(recs[1].started, 8u, "issuers add up");
+        NS_TEST_ASSERT_MSG_EQ(recs[1].finished, 8u, "finishers add up");
+        NS_TEST_ASSERT_MSG_EQ(recs[1].issuers.size(), 8u, "issuer list");
+        NS_TEST_ASSERT_MSG_EQ(recs[1].placement, "ALL_REDUCE@dim0:ring", "placement");
+
+        // keys: a message from another rank gets this rank's number for its collective
+        std::vector<bool> local(8, false);
+        for (uint32_t i = 0; i < 4; ++i)
+        {
+            local[i] = true;
+        }
+        Ptr<SystemContext> c2 = CreateObject<SystemContext>();
+        c2->Setup(NetworkBackendFactory::Create("analytical", topo, false),
+                  topo->GetDimensions(),
+                  SystemParams());
+        c2->SetLocalNpus(local);
+        NS_TEST_ASSERT_MSG_EQ(c2->IsLocalNpu(3), true, "NPU 3 here");
+        NS_TEST_ASSERT_MSG_EQ(c2->IsLocalNpu(4), false, "NPU 4 elsewhere");
+        const uint64_t low = (uint64_t(1) << 40) - 1;
+        NetMessage m;
+        m.tclass = TrafficClass::COLLECTIVE;
+        m.tag = (uint64_t(9) << 40) | 12345; // the sender's number 9
+        c2->ImportKey(m, 0xABCDEF);
+        NS_TEST_ASSERT_MSG_EQ((m.tag >> 40), 0u, "first collective met here: number 0");
+        NS_TEST_ASSERT_MSG_EQ((m.tag & low), 12345u, "chunk, phase and step kept");
+        m.tag = (uint64_t(3) << 40) | 7;
+        c2->ImportKey(m, 0x123);
+        NS_TEST_ASSERT_MSG_EQ((m.tag >> 40), 1u, "another key: number 1");
+        m.tag = (uint64_t(77) << 40) | 7;
+        c2->ImportKey(m, 0xABCDEF);
+        NS_TEST_ASSERT_MSG_EQ((m.tag >> 40), 0u, "the first key again: number 0");
+        NS_TEST_ASSERT_MSG_EQ(c2->ExportKey(m), 0xABCDEFu, "and back to its key");
+        m.tclass = TrafficClass::POINT_TO_POINT;
+        NS_TEST_ASSERT_MSG_EQ(c2->ExportKey(m), 0u, "SEND/RECV tags need no key");
+        c2->Dispose();
+        ctx->Dispose();
+        Simulator::Destroy();
+    }
+};
+
 class DistributedTestSuite : public TestSuite
 {
   public:
@@ -453,6 +562,7 @@ class DistributedTestSuite : public TestSuite
         AddTestCase(new PassiveOpenTestCase, TestCase::QUICK);
         AddTestCase(new PartitionTestCase, TestCase::QUICK);
         AddTestCase(new MpiAvailabilityTestCase, TestCase::QUICK);
+        AddTestCase(new SystemAcrossRanksTestCase, TestCase::QUICK);
     }
 };
 
