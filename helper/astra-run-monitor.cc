@@ -102,6 +102,17 @@ AstraRunMonitor::Watch(const std::vector<Ptr<AstraSimApplication>>& apps,
     m_backend = backend;
     m_roce = DynamicCast<RoceBackend>(backend);
     m_running.assign(apps.size(), {});
+    m_index.clear();
+    for (uint32_t i = 0; i < apps.size(); ++i)
+    {
+        // a distributed run watches its rank's NPUs only: NPU id -> index in apps
+        const uint32_t npu = apps[i]->GetNpuId();
+        if (m_index.size() <= npu)
+        {
+            m_index.resize(size_t(npu) + 1, UINT32_MAX);
+        }
+        m_index[npu] = i;
+    }
     for (const auto& a : apps)
     {
         a->TraceConnectWithoutContext("NodeStart",
@@ -172,28 +183,30 @@ void
 AstraRunMonitor::OnNodeStart(uint32_t npu, uint64_t id)
 {
     ++m_events;
-    const WorkloadNode* n = m_apps[npu]->GetGraph()->Find(id);
+    const uint32_t i = m_index[npu];
+    const WorkloadNode* n = m_apps[i]->GetGraph()->Find(id);
     if (n && n->kind != NodeKind::COMM_COLL && n->kind != NodeKind::COMM_SEND &&
         n->kind != NodeKind::COMM_RECV &&
         !(m_memory && (n->kind == NodeKind::MEM_LOAD || n->kind == NodeKind::MEM_STORE)))
     {
         ++m_runningCompute;
     }
-    m_running[npu].push_back(id);
+    m_running[i].push_back(id);
 }
 
 void
 AstraRunMonitor::OnNodeEnd(uint32_t npu, uint64_t id)
 {
     ++m_events;
-    const WorkloadNode* n = m_apps[npu]->GetGraph()->Find(id);
+    const uint32_t i = m_index[npu];
+    const WorkloadNode* n = m_apps[i]->GetGraph()->Find(id);
     if (n && n->kind != NodeKind::COMM_COLL && n->kind != NodeKind::COMM_SEND &&
         n->kind != NodeKind::COMM_RECV &&
         !(m_memory && (n->kind == NodeKind::MEM_LOAD || n->kind == NodeKind::MEM_STORE)))
     {
         --m_runningCompute;
     }
-    auto& r = m_running[npu];
+    auto& r = m_running[i];
     auto it = std::find(r.begin(), r.end(), id);
     if (it != r.end())
     {

@@ -188,7 +188,8 @@ class AstraRunMonitor : public Object
     Ptr<NetworkBackend> m_backend;                     //!< the backend
     Ptr<RoceBackend> m_roce;                           //!< the backend if it is RoCE
     Ptr<FabricMemoryModel> m_memory;                   //!< memory on the network (or null)
-    std::vector<std::vector<uint64_t>> m_running;      //!< running node ids per NPU
+    std::vector<std::vector<uint64_t>> m_running;      //!< running node ids per watched app
+    std::vector<uint32_t> m_index;                     //!< NPU id -> index of its app
     std::vector<Ptr<RdmaNetDevice>> m_devs;            //!< watched devices
     std::vector<Time> m_pauseSince;                    //!< per device x 8 priorities
     std::vector<LosslessDrop> m_drops;                 //!< first lossless drops

@@ -31,9 +31,28 @@ Distributed::IsAvailable()
 
 #ifdef NS3_MPI
 
+namespace
+{
+/// an input error thrown after Enable ends the program without Disable: finalize MPI then
+void
+FinalizeAtExit()
+{
+    if (MpiInterface::IsEnabled())
+    {
+        MpiInterface::Disable();
+    }
+}
+} // namespace
+
 void
 Distributed::Enable(int* argc, char*** argv, bool nullMessage)
 {
+    static bool registered = false;
+    if (!registered)
+    {
+        registered = true;
+        std::atexit(&FinalizeAtExit);
+    }
     GlobalValue::Bind("SimulatorImplementationType",
                       StringValue(nullMessage ? "ns3::NullMessageSimulatorImpl"
                                               : "ns3::DistributedSimulatorImpl"));
