@@ -29,15 +29,15 @@ EOF
 clean() { grep -v -E 'wall|elapsed|events/s|RSS|seconds|progress:|^\[' ; }
 
 fail=0
-run_case() { # name, partition, runner arguments...
-  local name=$1 partition=$2
-  shift 2
+run_case() { # name, partition, rank counts, runner arguments...
+  local name=$1 partition=$2 nps=$3
+  shift 3
   local d=$out/$name
   mkdir -p "$d"
   local t0 t1
   "$runner" "$@" --output-dir="$d/single" --progress-seconds=0 >"$d/single.out" 2>"$d/single.err"
   echo "status $?" >>"$d/single.out"
-  for np in 1 2; do
+  for np in $nps; do
     t0=$(date +%s.%N)
     "${mpirun[@]}" -np $np "$runner" "$@" --mpi=1 --partition="$partition" \
       --output-dir="$d/np$np" --progress-seconds=0 >"$d/np$np.out" 2>"$d/np$np.err"
@@ -45,7 +45,8 @@ run_case() { # name, partition, runner arguments...
     t1=$(date +%s.%N)
     echo "[distributed] $name np=$np: $(echo "$t1 - $t0" | bc) s wall (mpirun); $(grep -h '^rank' "$d/np$np.err" | tr '\n' ';')"
   done
-  for v in np1 np2; do
+  for np in $nps; do
+    local v=np$np
     if ! diff <(clean <"$d/single.out") <(clean <"$d/$v.out") >"$d/$v.stdout.diff"; then
       echo "[distributed] $name: stdout of $v differs from the single process" >&2
       head -20 "$d/$v.stdout.diff" >&2
@@ -57,19 +58,33 @@ run_case() { # name, partition, runner arguments...
       fail=1
     fi
   done
-  grep -h "partition" "$d/np2.err" || true
+  grep -h "partition" "$d/np$np.err" || true
 }
 
-run_case ring8-allreduce block \
+run_case ring8-allreduce block "1 2" \
   --workload-configuration="$MB/all_reduce/8npus_1MB/all_reduce" \
   --system-configuration="$A/system/native_collectives/Ring_4chunks.json" \
   --network-configuration="$A/network/analytical/Ring_8npus.yml" --backend=roce
-run_case switch4x2-allreduce scale-up \
+run_case switch4x2-allreduce scale-up "1 2" \
   --workload-configuration="$MB/all_reduce/8npus_1MB/all_reduce" \
   --system-configuration="$A/system/native_collectives/Ring_4chunks.json" \
   --network-configuration="$out/switch-4x2.yml" --backend=roce
 
-# asking a standalone-like misuse: --mpi with another backend is an input error (status 1)
+# a 16-NPU leaf-spine (4 leaves of 4, 2 spines): leaves with their hosts, 2 and 4 ranks
+cat >"$out/clos16.yml" <<'EOF'
+topology: [ Clos ]
+npus_count: [ 16 ]
+bandwidth: [ 50.0 ]
+latency: [ 500.0 ]
+hosts_per_leaf: [ 4 ]
+spines: [ 2 ]
+EOF
+run_case clos16-allreduce leaf "2 4" \
+  --workload-configuration="$MB/all_reduce/16npus_1MB/all_reduce" \
+  --system-configuration="$A/system/native_collectives/Ring_4chunks.json" \
+  --network-configuration="$out/clos16.yml" --backend=roce
+
+# --mpi with another backend is an input error (status 1)
 "${mpirun[@]}" -np 2 "$runner" --workload-configuration="$MB/all_reduce/8npus_1MB/all_reduce" \
   --system-configuration="$A/system/native_collectives/Ring_4chunks.json" \
   --network-configuration="$A/network/analytical/Ring_8npus.yml" --backend=analytical \
@@ -84,4 +99,4 @@ if [ "$fail" -ne 0 ]; then
   echo "[distributed] FAILED (outputs in $out)" >&2
   exit 1
 fi
-echo "[distributed] np=1 and np=2 give the single-process results (outputs in $out)"
+echo "[distributed] every mpirun run gives the single-process results (outputs in $out)"

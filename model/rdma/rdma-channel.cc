@@ -116,11 +116,11 @@ RdmaChannel::TransmitSlot(RdmaFrameSlot* slot, RdmaNetDevice* from, Time txTime)
     ++m_frames;
     if (m_remote[d])
     {
+        // the frame leaves for the other rank now; its slot stays here until the arrival
+        // time (the sending device reads it until the end of serialization)
         const int64_t at =
             Simulator::Now().GetTimeStep() + txTime.GetTimeStep() + m_delay.GetTimeStep();
         SendRemote(slot->frame, d, at);
-        RdmaFrameSlot::Put(slot);
-        return;
     }
     Direction& dir = m_dir[d];
     uint32_t cap = static_cast<uint32_t>(dir.ring.size());
@@ -175,7 +175,14 @@ RdmaChannel::Deliver(uint8_t d)
     dir.head = (dir.head + 1) & (static_cast<uint32_t>(dir.ring.size()) - 1);
     --dir.size;
 
-    DeliverSlot(slot, PeekPointer(m_dev[1 - d]));
+    if (m_remote[d])
+    {
+        RdmaFrameSlot::Put(slot); // delivered on the other rank
+    }
+    else
+    {
+        DeliverSlot(slot, PeekPointer(m_dev[1 - d]));
+    }
     if (dir.size > 0 && !dir.scheduled)
     {
         ScheduleHead(d, now);
