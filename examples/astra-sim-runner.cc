@@ -31,6 +31,7 @@
 
 #include "ns3/astra-command-line.h"
 #include "ns3/astra-config.h"
+#include "ns3/astra-distributed.h"
 #include "ns3/astra-paths.h"
 #include "ns3/astra-sim-helper.h"
 #include "ns3/core-module.h"
@@ -109,6 +110,8 @@ Run(int argc, char* argv[])
     std::string roceConfig;
     std::string logicalTopology;
     bool memoryIsolated = false;
+    bool mpi = false;
+    std::string partition = "block";
 
     // --roce-config is applied before CommandLine::Parse so that --ns3::... values win
     for (int i = 1; i < argc; ++i)
@@ -171,7 +174,20 @@ Run(int argc, char* argv[])
                  "flow / roce with memory nodes: their traffic on a private copy of the network "
                  "(the baseline of the collectives' slowdown from memory traffic)",
                  memoryIsolated);
+    cmd.AddValue("mpi",
+                 "distributed run on ns-3's MPI engine (under mpirun -np N; roce backend; needs "
+                 "the module built in an ns-3 tree with --enable-mpi)",
+                 mpi);
+    cmd.AddValue("partition",
+                 "with --mpi: how NPUs and switches are dealt to the ranks (block, dim0-line, "
+                 "scale-up, leaf, pod)",
+                 partition);
     cmd.Parse(argc, argv);
+    if (mpi)
+    {
+        Distributed::Enable(&argc, &argv); // input error if the build has no MPI
+    }
+    const bool root = Distributed::GetRank() == 0;
 
     if (workload.empty() || system.empty() || network.empty())
     {
@@ -218,6 +234,11 @@ Run(int argc, char* argv[])
         sc.SetWorkloads(graphs);
         sc.SetCommGroups(LoadCommGroups(commGroups, topo->GetNpuCount()));
         sc.SetBackend(backendKind);
+        if (mpi)
+        {
+            sc.SetDistributed(true);
+            sc.GetFabric().SetPartition(partition, Distributed::GetSize());
+        }
         sc.SetAppAttribute("DropDanglingCtrlDeps", BooleanValue(dropDangling));
         sc.SetAppAttribute("ReferenceHwLimits", BooleanValue(hwLimits));
         if (!remoteMemory.empty())
@@ -239,6 +260,13 @@ Run(int argc, char* argv[])
     }
 
     int rc = sc.Run();
+    if (!root)
+    {
+        // rank 0 prints and writes the reports of every rank
+        sc.Destroy();
+        Distributed::Disable();
+        return rc;
+    }
     sc.PrintStatus(std::cerr);
     sc.PrintNpuLines(std::cout);
     if (summary)
@@ -250,6 +278,16 @@ Run(int argc, char* argv[])
                   << " s, events " << Simulator::GetEventCount() << ", messages "
                   << sc.GetContext()->GetMessagesSent() << ", peak RSS " << ru.ru_maxrss / 1024
                   << " MiB\n";
+        if (mpi)
+        {
+            // on stderr: stdout and the report files are those of a single-process run
+            std::cerr << sc.GetFabric().DescribePartition();
+            const auto& ranks = sc.GetRankStats();
+            for (size_t r = 0; r < ranks.size(); ++r)
+            {
+                std::cerr << "rank " << r << ": " << ranks[r] << "\n";
+            }
+        }
     }
     std::string dir = outputDir.empty() ? loggingFolder : outputDir;
     if (!dir.empty())
@@ -265,6 +303,7 @@ Run(int argc, char* argv[])
         }
     }
     sc.Destroy();
+    Distributed::Disable();
     return rc;
 }
 

@@ -137,7 +137,7 @@ Run(int argc, char* argv[])
     cmd.AddValue("comm-scale", "multiplies communication sizes", commScale);
     cmd.AddValue("compute-scale", "multiplies compute times", computeScale);
     cmd.AddValue("partition",
-                 "system-id partition: none, round-robin, block, dim0-line",
+                 "system-id partition: none, round-robin, block, dim0-line, scale-up, leaf, pod",
                  partition);
     cmd.AddValue("systems", "number of ns-3 system ids (logical processes)", systems);
     cmd.AddValue("queue-sample-ns", "queue sampling interval (ns)", queueSampleNs);
@@ -259,11 +259,15 @@ Run(int argc, char* argv[])
         sc.SetWorkloads(graphs);
         sc.SetCommGroups(LoadCommGroups(commGroups, npus));
         sc.SetBackend("roce");
-        const std::vector<std::string> policies = {"none", "round-robin", "block", "dim0-line"};
+        const std::vector<std::string> policies = AstraFabricHelper::GetPartitionPolicies();
         if (std::find(policies.begin(), policies.end(), partition) == policies.end())
         {
-            throw InputError("--partition=" + partition +
-                             ": expected none, round-robin, block or dim0-line" +
+            std::string list;
+            for (const auto& p : policies)
+            {
+                list += (list.empty() ? "" : ", ") + p;
+            }
+            throw InputError("--partition=" + partition + ": expected one of " + list +
                              DidYouMean(partition, policies));
         }
         if (systems == 0)

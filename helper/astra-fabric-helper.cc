@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 namespace ns3
 {
@@ -44,6 +45,8 @@ AstraFabricHelper::AstraFabricHelper(const AstraFabricHelper& other)
       m_byTopo(other.m_byTopo),
       m_systemIds(other.m_systemIds),
       m_anchor(other.m_anchor),
+      m_group(other.m_group),
+      m_cut(other.m_cut),
       m_linkDevs(other.m_linkDevs)
 {
 }
@@ -66,6 +69,8 @@ AstraFabricHelper::operator=(const AstraFabricHelper& other)
         m_byTopo = other.m_byTopo;
         m_systemIds = other.m_systemIds;
         m_anchor = other.m_anchor;
+        m_group = other.m_group;
+        m_cut = other.m_cut;
         m_linkDevs = other.m_linkDevs;
     }
     return *this;
@@ -80,10 +85,16 @@ AstraFabricHelper::GetRdmaHelper()
 void
 AstraFabricHelper::SetPartition(const std::string& policy, uint32_t systems)
 {
-    if (policy != "none" && policy != "round-robin" && policy != "block" && policy != "dim0-line")
+    const std::vector<std::string> policies = GetPartitionPolicies();
+    if (std::find(policies.begin(), policies.end(), policy) == policies.end())
     {
-        throw InputError("AstraFabricHelper: unknown partition policy '" + policy +
-                         "' (none, round-robin, block, dim0-line)");
+        std::string list;
+        for (const auto& p : policies)
+        {
+            list += (list.empty() ? "" : ", ") + p;
+        }
+        throw InputError("AstraFabricHelper: unknown partition policy '" + policy + "' (" + list +
+                         ")");
     }
     if (systems == 0)
     {
@@ -206,12 +217,133 @@ AstraFabricHelper::ComputeAnchors()
     }
 }
 
+std::vector<std::string>
+AstraFabricHelper::GetPartitionPolicies()
+{
+    return {"none", "round-robin", "block", "dim0-line", "scale-up", "leaf", "pod"};
+}
+
+namespace
+{
+/// union-find root with path halving
+uint32_t
+FindRoot(std::vector<uint32_t>& parent, uint32_t x)
+{
+    while (parent[x] != x)
+    {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    return x;
+}
+} // namespace
+
+void
+AstraFabricHelper::ComputeGroups()
+{
+    // Nodes joined by the links the policy keeps inside one system form a group; groups
+    // (those with NPUs) are dealt out in contiguous blocks of NPUs, by their lowest NPU.
+    m_group.clear();
+    if (m_partition != "scale-up" && m_partition != "leaf" && m_partition != "pod")
+    {
+        return;
+    }
+    const uint32_t nodes = m_topo->GetNodeCount();
+    const uint32_t npus = m_topo->GetNpuCount();
+    const auto& dims = m_topo->GetDimensions();
+    std::vector<uint32_t> parent(nodes);
+    for (uint32_t i = 0; i < nodes; ++i)
+    {
+        parent[i] = i;
+    }
+    const bool scaleUp0 = !dims.empty() && (dims[0].type == DimType::RING ||
+                                            dims[0].type == DimType::FULLY_CONNECTED ||
+                                            dims[0].type == DimType::SWITCH);
+    for (const auto& l : m_topo->GetLinks())
+    {
+        const SwitchTier ta = m_topo->GetSwitchTier(l.a);
+        const SwitchTier tb = m_topo->GetSwitchTier(l.b);
+        const bool npuA = m_topo->GetNodeKind(l.a) == TopoNodeKind::NPU;
+        const bool npuB = m_topo->GetNodeKind(l.b) == TopoNodeKind::NPU;
+        // scale-up: the links of a scale-up dimension 0 (NPU-NPU, NPU-line switch)
+        bool keep = scaleUp0 && l.dim == 0;
+        if (m_partition != "scale-up")
+        {
+            // leaf: and every NPU with its leaf / edge switch
+            keep = keep || (npuA && tb == SwitchTier::LEAF) || (npuB && ta == SwitchTier::LEAF);
+            if (m_partition == "pod" && l.dim >= 0 && dims[l.dim].type == DimType::FAT_TREE)
+            {
+                // pod: and a fat-tree's edges with their aggregation switches
+                keep = keep || (ta == SwitchTier::LEAF && tb == SwitchTier::SPINE) ||
+                       (ta == SwitchTier::SPINE && tb == SwitchTier::LEAF);
+            }
+        }
+        if (keep)
+        {
+            parent[FindRoot(parent, l.a)] = FindRoot(parent, l.b);
+        }
+    }
+    // groups in order of their lowest NPU; sizes in NPUs
+    std::vector<uint32_t> groupOfRoot(nodes, UINT32_MAX);
+    std::vector<uint32_t> groupNpus;
+    for (uint32_t i = 0; i < npus; ++i)
+    {
+        const uint32_t r = FindRoot(parent, i);
+        if (groupOfRoot[r] == UINT32_MAX)
+        {
+            groupOfRoot[r] = static_cast<uint32_t>(groupNpus.size());
+            groupNpus.push_back(0);
+        }
+        ++groupNpus[groupOfRoot[r]];
+    }
+    const uint32_t groups = static_cast<uint32_t>(groupNpus.size());
+    if (groups < m_systems)
+    {
+        throw InputError("AstraFabricHelper: partition policy '" + m_partition + "' keeps " +
+                         std::to_string(groups) + " group(s) of nodes together, fewer than the " +
+                         std::to_string(m_systems) + " systems asked for");
+    }
+    // contiguous blocks balanced by NPUs: a group goes to the system of the NPU count
+    // before it, and every system gets at least one group
+    std::vector<uint32_t> sysOfGroup(groups);
+    uint64_t before = 0;
+    for (uint32_t g = 0; g < groups; ++g)
+    {
+        uint32_t sys = uint32_t(before * m_systems / npus);
+        // leave enough groups for the systems after this one
+        const uint32_t minSys = g + m_systems > groups ? g + m_systems - groups : 0;
+        sys = std::max(sys, minSys);
+        if (g > 0)
+        {
+            sys = std::max(sys, sysOfGroup[g - 1]);
+            sys = std::min(sys, sysOfGroup[g - 1] + 1);
+        }
+        sysOfGroup[g] = std::min(sys, m_systems - 1);
+        before += groupNpus[g];
+    }
+    m_group.assign(nodes, UINT32_MAX);
+    for (uint32_t i = 0; i < nodes; ++i)
+    {
+        const uint32_t g = groupOfRoot[FindRoot(parent, i)];
+        if (g != UINT32_MAX)
+        {
+            m_group[i] = sysOfGroup[g];
+        }
+    }
+}
+
 uint32_t
 AstraFabricHelper::ComputeSystemId(uint32_t topoNode) const
 {
     if (m_partition == "none" || m_systems <= 1)
     {
         return 0;
+    }
+    if (!m_group.empty())
+    {
+        // a node of a group takes its system; others (spines, cores, ...) that of their anchor
+        const uint32_t g = m_group[topoNode];
+        return g != UINT32_MAX ? g : m_group[topoNode < m_anchor.size() ? m_anchor[topoNode] : 0];
     }
     const uint32_t npus = m_topo->GetNpuCount();
     const uint32_t npu = topoNode < m_anchor.size() ? m_anchor[topoNode] : 0;
@@ -240,9 +372,22 @@ AstraFabricHelper::Install(std::shared_ptr<const Topology> topo)
     m_byTopo.assign(nodes, nullptr);
     m_systemIds.assign(nodes, 0);
     ComputeAnchors();
+    ComputeGroups();
     for (uint32_t i = 0; i < nodes; ++i)
     {
         m_systemIds[i] = ComputeSystemId(i);
+    }
+    m_cut = ComputeCut(*topo, m_systemIds, m_systems);
+    if (m_rdma->IsDistributed() && !m_cut.links.empty() && !m_cut.lookahead.IsStrictlyPositive())
+    {
+        const TopoLink& l = topo->GetLinks()[m_cut.zeroDelayLink];
+        throw InputError("AstraFabricHelper: link " + std::to_string(m_cut.zeroDelayLink) +
+                         " (node " + std::to_string(l.a) + " - node " + std::to_string(l.b) +
+                         ") crosses systems with zero latency: a distributed run needs a "
+                         "lookahead > 0 (choose another partition policy)");
+    }
+    for (uint32_t i = 0; i < nodes; ++i)
+    {
         Ptr<Node> n = CreateObject<Node>(m_systemIds[i]);
         m_byTopo[i] = n;
         switch (topo->GetNodeKind(i))
@@ -544,6 +689,72 @@ AstraFabricHelper::GetLinkDevices(uint32_t link) const
 {
     NS_ABORT_MSG_IF(link >= m_linkDevs.size(), "AstraFabricHelper: no link " << link);
     return m_linkDevs[link];
+}
+
+FabricCut
+AstraFabricHelper::ComputeCut(const Topology& topo,
+                              const std::vector<uint32_t>& systemIds,
+                              uint32_t systems)
+{
+    FabricCut cut;
+    cut.systems = std::max<uint32_t>(1, systems);
+    cut.npusPerSystem.assign(cut.systems, 0);
+    cut.nodesPerSystem.assign(cut.systems, 0);
+    cut.linksPerSystem.assign(cut.systems, 0);
+    for (uint32_t i = 0; i < topo.GetNodeCount() && i < systemIds.size(); ++i)
+    {
+        const uint32_t s = std::min(systemIds[i], cut.systems - 1);
+        ++cut.nodesPerSystem[s];
+        if (topo.GetNodeKind(i) == TopoNodeKind::NPU)
+        {
+            ++cut.npusPerSystem[s];
+        }
+    }
+    const auto& links = topo.GetLinks();
+    for (uint32_t l = 0; l < links.size(); ++l)
+    {
+        const uint32_t sa = systemIds[links[l].a];
+        const uint32_t sb = systemIds[links[l].b];
+        if (sa == sb)
+        {
+            continue;
+        }
+        cut.links.push_back(l);
+        ++cut.linksPerSystem[std::min(sa, cut.systems - 1)];
+        ++cut.linksPerSystem[std::min(sb, cut.systems - 1)];
+        const Time d = LinkDelay(links[l]);
+        if (d < cut.lookahead)
+        {
+            cut.lookahead = d;
+            cut.zeroDelayLink = l;
+        }
+    }
+    return cut;
+}
+
+const FabricCut&
+AstraFabricHelper::GetCut() const
+{
+    return m_cut;
+}
+
+std::string
+AstraFabricHelper::DescribePartition() const
+{
+    std::ostringstream os;
+    os << "partition: policy " << m_partition << ", " << m_cut.systems << " system(s); cut "
+       << m_cut.links.size() << " link(s)";
+    if (!m_cut.links.empty())
+    {
+        os << ", lookahead " << m_cut.lookahead.GetPicoSeconds() / 1000.0 << " ns";
+    }
+    os << "\n";
+    for (uint32_t s = 0; s < m_cut.systems; ++s)
+    {
+        os << "  system " << s << ": " << m_cut.npusPerSystem[s] << " NPUs, "
+           << m_cut.nodesPerSystem[s] << " nodes, " << m_cut.linksPerSystem[s] << " cut link(s)\n";
+    }
+    return os.str();
 }
 
 uint32_t

@@ -26,6 +26,22 @@ namespace astra
 
 /**
  * \ingroup astra-sim
+ * The cut of a partition of a fabric: the links whose two ends have different
+ * system ids (MPI ranks), and what each system holds.
+ */
+struct FabricCut
+{
+    uint32_t systems{1};                  //!< number of systems
+    std::vector<uint32_t> links;          //!< topology link ids crossing systems
+    Time lookahead{Time::Max()};          //!< smallest delay of a cut link (Max: no cut)
+    uint32_t zeroDelayLink{0};            //!< the cut link of that smallest delay
+    std::vector<uint32_t> npusPerSystem;  //!< NPUs per system
+    std::vector<uint32_t> nodesPerSystem; //!< nodes (NPUs, switches, memory) per system
+    std::vector<uint32_t> linksPerSystem; //!< cut links with an end in the system
+};
+
+/**
+ * \ingroup astra-sim
  * Instantiates a Topology as a RoCE fabric.
  *
  * - one ns-3 Node per NPU, created first so that NPU id = host index =
@@ -63,7 +79,17 @@ namespace astra
  * fat-tree edge: its first NPU); a node further away (spine, aggregation,
  * core) takes that of one of its neighbours one hop closer to the NPUs,
  * picked by its node id modulo their number, so that spines and cores are
- * spread over the partitions. The sequential simulator ignores system ids.
+ * spread over the partitions. The topology policies keep groups of nodes on one
+ * system: "scale-up" the lines of a scale-up dimension 0 (Ring, FullyConnected,
+ * Switch: a server), "leaf" those and every NPU with its leaf / edge switch,
+ * "pod" those and a fat-tree's edges with their aggregation switches. Groups
+ * are dealt out in contiguous blocks balanced by NPUs (fewer groups than
+ * systems is an InputError); nodes outside every group (spines, cores) follow
+ * their anchor NPU as above. GetCut / DescribePartition report the cut: the
+ * links between systems and the lookahead (their smallest delay). The
+ * sequential simulator ignores system ids; a distributed run
+ * (RdmaHelper::SetDistributed) makes cut links RdmaRemoteChannels and needs a
+ * lookahead > 0.
  *
  * Clos, FatTree and RailClos dimensions build their leaves / edges,
  * spines / aggregations and cores as RdmaSwitch nodes; routing is ECMP over
@@ -97,10 +123,27 @@ class AstraFabricHelper
     /**
      * Choose how nodes are assigned to ns-3 system ids (logical processes).
      * Throws astra::InputError for an unknown policy or 0 systems.
-     * \param policy "none", "round-robin", "block" or "dim0-line"
+     * \param policy one of GetPartitionPolicies()
      * \param systems number of logical processes (>= 1)
      */
     void SetPartition(const std::string& policy, uint32_t systems);
+    /// \return the partition policies: none, round-robin, block, dim0-line, scale-up, leaf, pod
+    static std::vector<std::string> GetPartitionPolicies();
+
+    /**
+     * The cut of an assignment of system ids (no fabric needed).
+     * \param topo the topology
+     * \param systemIds system id per topology node
+     * \param systems number of systems
+     * \return the cut
+     */
+    static FabricCut ComputeCut(const Topology& topo,
+                                const std::vector<uint32_t>& systemIds,
+                                uint32_t systems);
+    /// \return the cut of the installed fabric's partition (after Install)
+    const FabricCut& GetCut() const;
+    /// \return a readable report of the partition and its cut (after Install)
+    std::string DescribePartition() const;
 
     /// Enable (default) or disable transit forwarding on multi-port NPUs \param enable flag
     void SetHostTransit(bool enable);
@@ -192,6 +235,8 @@ class AstraFabricHelper
   private:
     /// anchor NPU of every node (m_anchor), the NPU whose system id it takes
     void ComputeAnchors();
+    /// group policies (scale-up, leaf, pod): system id per node of a group (m_group)
+    void ComputeGroups();
     uint32_t ComputeSystemId(uint32_t topoNode) const;
     /// SwitchMmu::MtuFrameBytes from the hosts' Mtu (before the switches are installed)
     void ConfigureMtuFrame();
@@ -211,6 +256,8 @@ class AstraFabricHelper
     std::vector<Ptr<Node>> m_byTopo;
     std::vector<uint32_t> m_systemIds;
     std::vector<uint32_t> m_anchor; //!< per topology node: the NPU whose system id it takes
+    std::vector<uint32_t> m_group;  //!< group policies: system id per node (UINT32_MAX: none)
+    FabricCut m_cut;                //!< the partition's cut
     std::vector<std::pair<Ptr<RdmaNetDevice>, Ptr<RdmaNetDevice>>> m_linkDevs;
 };
 

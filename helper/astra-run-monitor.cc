@@ -4,6 +4,7 @@
 
 #include "astra-run-monitor.h"
 
+#include "ns3/astra-distributed.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/in-switch-network.h"
@@ -102,6 +103,17 @@ AstraRunMonitor::Watch(const std::vector<Ptr<AstraSimApplication>>& apps,
     m_backend = backend;
     m_roce = DynamicCast<RoceBackend>(backend);
     m_running.assign(apps.size(), {});
+    m_index.clear();
+    for (uint32_t i = 0; i < apps.size(); ++i)
+    {
+        // a distributed run watches its rank's NPUs only: NPU id -> index in apps
+        const uint32_t npu = apps[i]->GetNpuId();
+        if (m_index.size() <= npu)
+        {
+            m_index.resize(size_t(npu) + 1, UINT32_MAX);
+        }
+        m_index[npu] = i;
+    }
     for (const auto& a : apps)
     {
         a->TraceConnectWithoutContext("NodeStart",
@@ -172,28 +184,30 @@ void
 AstraRunMonitor::OnNodeStart(uint32_t npu, uint64_t id)
 {
     ++m_events;
-    const WorkloadNode* n = m_apps[npu]->GetGraph()->Find(id);
+    const uint32_t i = m_index[npu];
+    const WorkloadNode* n = m_apps[i]->GetGraph()->Find(id);
     if (n && n->kind != NodeKind::COMM_COLL && n->kind != NodeKind::COMM_SEND &&
         n->kind != NodeKind::COMM_RECV &&
         !(m_memory && (n->kind == NodeKind::MEM_LOAD || n->kind == NodeKind::MEM_STORE)))
     {
         ++m_runningCompute;
     }
-    m_running[npu].push_back(id);
+    m_running[i].push_back(id);
 }
 
 void
 AstraRunMonitor::OnNodeEnd(uint32_t npu, uint64_t id)
 {
     ++m_events;
-    const WorkloadNode* n = m_apps[npu]->GetGraph()->Find(id);
+    const uint32_t i = m_index[npu];
+    const WorkloadNode* n = m_apps[i]->GetGraph()->Find(id);
     if (n && n->kind != NodeKind::COMM_COLL && n->kind != NodeKind::COMM_SEND &&
         n->kind != NodeKind::COMM_RECV &&
         !(m_memory && (n->kind == NodeKind::MEM_LOAD || n->kind == NodeKind::MEM_STORE)))
     {
         --m_runningCompute;
     }
-    auto& r = m_running[npu];
+    auto& r = m_running[i];
     auto it = std::find(r.begin(), r.end(), id);
     if (it != r.end())
     {
@@ -206,7 +220,7 @@ void
 AstraRunMonitor::OnFinished(uint32_t npu, Time t)
 {
     ++m_events;
-    if (++m_finished == m_apps.size() && m_stopWhenFinished)
+    if (++m_finished == m_apps.size() && m_stopWhenFinished && !m_distributed)
     {
         Simulator::Stop();
     }
@@ -288,8 +302,41 @@ AstraRunMonitor::GetHangReport() const
 }
 
 void
+AstraRunMonitor::SetDistributed(bool enable)
+{
+    m_distributed = enable;
+}
+
+void
 AstraRunMonitor::Check()
 {
+    if (m_distributed)
+    {
+        if (!AllFinished() && !m_hung)
+        {
+            const uint64_t c = ProgressCounter();
+            if (c != m_lastCounter)
+            {
+                m_lastCounter = c;
+                m_lastChange = Simulator::Now();
+            }
+            else if (m_runningCompute == 0 && Simulator::Now() - m_lastChange >= m_hangTimeout)
+            {
+                ReportHang();
+            }
+        }
+        // every rank runs this check at the same simulated time: one collective call each
+        const uint64_t unfinished =
+            Distributed::AllReduceSum(AllFinished() || m_hung ? 0 : m_apps.size() - m_finished);
+        const uint64_t hung = Distributed::AllReduceMax(m_hung ? 1 : 0);
+        if (unfinished == 0 || (hung && m_stopOnHang))
+        {
+            Simulator::Stop();
+            return;
+        }
+        Simulator::Schedule(m_hangTimeout / 2, &AstraRunMonitor::Check, this);
+        return;
+    }
     if (AllFinished() || m_hung)
     {
         return;

@@ -108,6 +108,17 @@ class AstraRunMonitor : public Object
     /// Schedule the periodic checks (call once, before Simulator::Run).
     void Start();
 
+    /**
+     * Distributed runs: the watched applications are this rank's. The run stops when
+     * every rank's NPUs finished (or one rank found a hang, with StopOnHang): each
+     * periodic check (the same simulated times on every rank, so within one
+     * synchronisation window) sums the ranks' unfinished NPUs (Distributed) and every
+     * rank stops in the same check. StopWhenFinished is not used: a rank whose NPUs are
+     * done still carries the others' frames (ACKs, transit).
+     * \param enable flag
+     */
+    void SetDistributed(bool enable);
+
     bool IsHung() const;               //!< \return a hang was detected
     bool AllFinished() const;          //!< \return every NPU finished
     uint32_t GetFinishedNpus() const;  //!< \return NPUs finished so far
@@ -178,7 +189,8 @@ class AstraRunMonitor : public Object
     Ptr<NetworkBackend> m_backend;                     //!< the backend
     Ptr<RoceBackend> m_roce;                           //!< the backend if it is RoCE
     Ptr<FabricMemoryModel> m_memory;                   //!< memory on the network (or null)
-    std::vector<std::vector<uint64_t>> m_running;      //!< running node ids per NPU
+    std::vector<std::vector<uint64_t>> m_running;      //!< running node ids per watched app
+    std::vector<uint32_t> m_index;                     //!< NPU id -> index of its app
     std::vector<Ptr<RdmaNetDevice>> m_devs;            //!< watched devices
     std::vector<Time> m_pauseSince;                    //!< per device x 8 priorities
     std::vector<LosslessDrop> m_drops;                 //!< first lossless drops
@@ -189,6 +201,7 @@ class AstraRunMonitor : public Object
     uint64_t m_lastCounter{~uint64_t(0)};              //!< progress counter at the last change
     Time m_lastChange{0};                              //!< simulated time of the last change
     bool m_hung{false};                                //!< hang detected
+    bool m_distributed{false};                         //!< SetDistributed(true)
     bool m_started{false};                             //!< Start() called
     std::string m_report;                              //!< hang report
     std::chrono::steady_clock::time_point m_wallStart; //!< wall clock at Start()

@@ -85,10 +85,19 @@ AstraSimHelper::Install(NodeContainer nodes)
         {
             app->SetMemoryModel(m_mem);
         }
-        nodes.Get(i)->AddApplication(app);
+        if (m_local.empty() || m_local[i])
+        {
+            nodes.Get(i)->AddApplication(app);
+        }
         apps.Add(app);
     }
     return apps;
+}
+
+void
+AstraSimHelper::SetLocalNpus(const std::vector<bool>& local)
+{
+    m_local = local;
 }
 
 Ptr<NetworkBackend>

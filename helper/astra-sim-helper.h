@@ -91,6 +91,14 @@ class AstraSimHelper
     ApplicationContainer Install(NodeContainer nodes);
 
     /**
+     * Distributed runs: Install gives only the NPUs flagged local an application on
+     * their node; the others get one that never runs (it holds the results another
+     * rank sends for the reports, AstraSimApplication::ImportResult).
+     * \param local per NPU: runs on this rank
+     */
+    void SetLocalNpus(const std::vector<bool>& local);
+
+    /**
      * Create a backend on a topology.
      * \param kind "analytical" or "flow"
      * \param topo the topology
@@ -174,6 +182,7 @@ class AstraSimHelper
     std::vector<std::shared_ptr<const WorkloadGraph>> m_graphs;
     Ptr<MemoryModel> m_mem;
     ObjectFactory m_factory;
+    std::vector<bool> m_local; //!< distributed: NPU runs here (empty: all)
 };
 
 } // namespace astra

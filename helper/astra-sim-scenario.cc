@@ -5,6 +5,7 @@
 #include "astra-sim-scenario.h"
 
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-distributed.h"
 #include "ns3/astra-input.h"
 #include "ns3/astra-report.h"
 #include "ns3/flow-backend.h"
@@ -19,6 +20,7 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 #include <sys/stat.h>
 
@@ -163,9 +165,30 @@ AstraSimScenario::Build()
                        << " declares memory nodes, but no remote memory configuration is given: "
                           "MEM_LOAD / MEM_STORE use the local memory model");
     }
+    if (m_distributed)
+    {
+        if (!NetworkBackendFactory::NeedsFabric(m_kind))
+        {
+            throw InputError("distributed runs (MPI) need the packet-level backend "
+                             "(--backend=roce), not '" +
+                             m_kind + "'");
+        }
+        if (networkMemory)
+        {
+            throw InputError("distributed runs (MPI) do not carry remote memory on the network");
+        }
+        m_fabric.GetRdmaHelper().SetDistributed(Distributed::GetRank());
+    }
     if (NetworkBackendFactory::NeedsFabric(m_kind))
     {
         m_fabric.Install(m_topo);
+        if (m_distributed && m_fabric.GetCut().systems != Distributed::GetSize())
+        {
+            throw InputError("distributed run on " + std::to_string(Distributed::GetSize()) +
+                             " ranks: the partition has " +
+                             std::to_string(m_fabric.GetCut().systems) +
+                             " system(s) (give one per rank)");
+        }
         if (m_rngStreams >= 0)
         {
             m_fabric.AssignStreams(m_rngStreams);
@@ -219,6 +242,30 @@ AstraSimScenario::Build()
     m_ctx = CreateObject<SystemContext>();
     m_ctx->Setup(m_backend, m_topo->GetDimensions(), m_params);
     m_ctx->SetCommGroups(m_groups);
+    std::vector<bool> local;
+    if (m_distributed)
+    {
+        const uint32_t rank = Distributed::GetRank();
+        uint32_t prev = 0;
+        for (uint32_t i = 0; i < m_topo->GetNpuCount(); ++i)
+        {
+            const uint32_t sys = m_fabric.GetSystemId(i);
+            if (sys < prev)
+            {
+                throw InputError("distributed runs need the NPUs dealt out to the ranks in "
+                                 "order (partition policies block, dim0-line, scale-up, leaf, "
+                                 "pod): NPU " +
+                                 std::to_string(i) + " is on rank " + std::to_string(sys) +
+                                 " after rank " + std::to_string(prev));
+            }
+            prev = sys;
+            local.push_back(sys == rank);
+        }
+        m_ctx->SetLocalNpus(local);
+        m_roce->SetDistributed(rank, PeekPointer(m_ctx), PeekPointer(m_ctx));
+        m_helper.SetLocalNpus(local);
+        m_monitor->SetDistributed(true);
+    }
     m_helper.SetContext(m_ctx);
     m_helper.SetWorkloads(m_graphs);
     if (m_mem)
@@ -229,9 +276,13 @@ AstraSimScenario::Build()
     for (uint32_t i = 0; i < ac.GetN(); ++i)
     {
         m_apps.push_back(DynamicCast<AstraSimApplication>(ac.Get(i)));
+        if (local.empty() || local[i])
+        {
+            m_localApps.push_back(m_apps.back());
+            m_localApps.back()->SetStartTime(Seconds(0));
+        }
     }
-    ac.Start(Seconds(0));
-    m_monitor->Watch(m_apps, m_backend);
+    m_monitor->Watch(m_localApps, m_backend);
     if (m_fabricMem)
     {
         m_monitor->WatchMemory(m_fabricMem);
@@ -258,9 +309,14 @@ AstraSimScenario::Run(Time stopAt)
     auto wall0 = std::chrono::steady_clock::now();
     Simulator::Run();
     m_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    if (m_distributed)
+    {
+        GatherResults();
+    }
     m_status = 0;
     bool unfinished = false;
-    for (const auto& a : m_apps)
+    // rank 0 of a distributed run holds every NPU's results; another rank judges its own
+    for (const auto& a : (m_distributed && Distributed::GetRank() != 0) ? m_localApps : m_apps)
     {
         if (!a->GetError().empty())
         {
@@ -272,7 +328,10 @@ AstraSimScenario::Run(Time stopAt)
     {
         m_status = 2;
     }
-    if (m_status == 0 && m_monitor->GetLosslessDrops() > 0)
+    const uint64_t losslessDrops = m_distributed
+                                       ? Distributed::AllReduceSum(m_monitor->GetLosslessDrops())
+                                       : m_monitor->GetLosslessDrops();
+    if (m_status == 0 && losslessDrops > 0)
     {
         m_status = 3;
     }
@@ -284,8 +343,80 @@ AstraSimScenario::Run(Time stopAt)
 }
 
 void
+AstraSimScenario::SetDistributed(bool enable)
+{
+    m_distributed = enable;
+}
+
+const std::vector<std::string>&
+AstraSimScenario::GetRankStats() const
+{
+    return m_rankStats;
+}
+
+void
+AstraSimScenario::GatherResults()
+{
+    // every NPU's results and the collective records to rank 0 (collective calls)
+    std::ostringstream mine;
+    for (const auto& a : m_localApps)
+    {
+        const std::string r = a->ExportResult();
+        mine << a->GetNpuId() << " " << r.size() << "\n" << r;
+    }
+    const std::vector<std::string> results = Distributed::Gather(mine.str());
+    const std::vector<std::string> records = Distributed::Gather(m_ctx->ExportRecords());
+    std::ostringstream stats;
+    stats << "events " << Simulator::GetEventCount() << ", wall " << std::fixed
+          << std::setprecision(3) << m_wall << " s";
+    m_rankStats = Distributed::Gather(stats.str());
+    // this rank's problems, for rank 0's PrintStatus
+    std::ostringstream status;
+    if (m_monitor->IsHung())
+    {
+        status << "rank " << Distributed::GetRank() << ": deadlock: unmatched SEND/RECV or "
+               << "collective, or a stuck fabric\n"
+               << m_monitor->GetHangReport();
+    }
+    if (m_monitor->GetLosslessDrops() > 0)
+    {
+        status << "error: rank " << Distributed::GetRank() << ": "
+               << m_monitor->DescribeLosslessDrops();
+    }
+    const std::vector<std::string> statuses = Distributed::Gather(status.str());
+    if (Distributed::GetRank() != 0)
+    {
+        return;
+    }
+    for (size_t r = 1; r < statuses.size(); ++r)
+    {
+        m_remoteStatus += statuses[r];
+    }
+    for (size_t r = 1; r < results.size(); ++r)
+    {
+        std::istringstream is(results[r]);
+        uint32_t npu = 0;
+        size_t len = 0;
+        while (is >> npu >> len)
+        {
+            is.get();
+            std::string text(len, '\0');
+            is.read(&text[0], std::streamsize(len));
+            if (npu >= m_apps.size())
+            {
+                throw std::runtime_error("a result for NPU " + std::to_string(npu) +
+                                         " came from rank " + std::to_string(r));
+            }
+            m_apps[npu]->ImportResult(text);
+        }
+    }
+    m_ctx->MergeRecords(records);
+}
+
+void
 AstraSimScenario::PrintStatus(std::ostream& os) const
 {
+    os << m_remoteStatus;
     for (const auto& a : m_apps)
     {
         if (!a->GetError().empty())
@@ -298,7 +429,11 @@ AstraSimScenario::PrintStatus(std::ostream& os) const
         const uint32_t left = uint32_t(m_apps.size()) - m_monitor->GetFinishedNpus();
         os << "error: " << left << " of " << m_apps.size() << " NPU(s) unfinished at "
            << Simulator::Now().GetNanoSeconds() << " ns";
-        if (m_monitor->IsHung())
+        if (m_distributed)
+        {
+            os << " (see the ranks' reports above, if any)\n";
+        }
+        else if (m_monitor->IsHung())
         {
             os << " (deadlock: unmatched SEND/RECV or collective, or a stuck fabric)\n"
                << m_monitor->GetHangReport();
@@ -308,7 +443,7 @@ AstraSimScenario::PrintStatus(std::ostream& os) const
             os << " (simulation time limit)\n" << m_monitor->DescribeWaits();
         }
     }
-    if (m_monitor->GetLosslessDrops() > 0)
+    if (m_monitor->GetLosslessDrops() > 0 && !m_distributed)
     {
         os << "error: " << m_monitor->DescribeLosslessDrops();
     }
@@ -438,6 +573,7 @@ void
 AstraSimScenario::Destroy()
 {
     m_apps.clear();
+    m_localApps.clear();
     if (m_monitor)
     {
         m_monitor->Dispose();

@@ -105,6 +105,23 @@ class AstraSimScenario
     /// \return the monitor (set its attributes before Run)
     Ptr<AstraRunMonitor> GetMonitor() const;
 
+    /**
+     * Run distributed on ns-3's MPI engine (Distributed::Enable first; roce backend
+     * only). Every rank builds the whole fabric (ns-3's distributed model: node ids
+     * agree across ranks) with the links between systems as RdmaRemoteChannels, the
+     * partition policy given to GetFabric().SetPartition with one system per rank;
+     * only this rank's NPUs run their workload. After Run, rank 0 holds every NPU's
+     * results and the merged collective records, so that the Print* and WriteReports
+     * calls give the same output as a single-process run there (other ranks should
+     * not print). Throws InputError for another backend, remote memory on the
+     * network, a partition with another number of systems, or NPUs not dealt out in
+     * rank order.
+     * \param enable flag
+     */
+    void SetDistributed(bool enable);
+    /// \return per rank: "events E, wall W s" of its Simulator::Run (rank 0; after Run)
+    const std::vector<std::string>& GetRankStats() const;
+
     /// Create backend, nodes, context and applications. Throws InputError (e.g. an
     /// unknown backend, a memory model too small for the NPUs) or std::runtime_error.
     void Build();
@@ -157,6 +174,9 @@ class AstraSimScenario
     void Destroy();
 
   private:
+    /// distributed: every NPU's results and the collective records to rank 0
+    void GatherResults();
+
     std::shared_ptr<const Topology> m_topo;                     //!< topology
     SystemParams m_params;                                      //!< system parameters
     std::vector<std::shared_ptr<const WorkloadGraph>> m_graphs; //!< one per NPU
@@ -176,7 +196,11 @@ class AstraSimScenario
     std::vector<Ptr<AstraSimApplication>> m_apps;               //!< engines
     double m_wall{0};                                           //!< wall seconds of Run
     int m_status{0};                                            //!< status of Run
-    bool m_built{false};                                        //!< Build() done
+    bool m_distributed{false};                                  //!< SetDistributed(true)
+    std::vector<Ptr<AstraSimApplication>> m_localApps;          //!< apps running here
+    std::string m_remoteStatus;           //!< distributed: other ranks' status text (rank 0)
+    std::vector<std::string> m_rankStats; //!< distributed: per rank events / wall
+    bool m_built{false};                  //!< Build() done
     // remote memory (memory-node-helper.h)
     MemoryNodeHelper m_memNodes;        //!< memory node placement and models
     bool m_remoteMemory{false};         //!< SetRemoteMemory was called

@@ -225,7 +225,18 @@ std::pair<Ptr<RdmaNetDevice>, Ptr<RdmaNetDevice>>
 RdmaHelper::Connect(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay)
 {
     NS_ABORT_MSG_IF(a == b, "RdmaHelper::Connect: a node cannot be linked to itself");
-    Ptr<RdmaChannel> ch = m_channelFactory.Create<RdmaChannel>();
+    Ptr<RdmaChannel> ch;
+    if (m_distributed && a->GetSystemId() != b->GetSystemId())
+    {
+        // the link crosses ranks (lookahead = its delay)
+        ObjectFactory remote;
+        remote.SetTypeId("ns3::RdmaRemoteChannel");
+        ch = remote.Create<RdmaChannel>();
+    }
+    else
+    {
+        ch = m_channelFactory.Create<RdmaChannel>();
+    }
     ch->SetDelay(delay);
     Ptr<RdmaNetDevice> devs[2];
     Ptr<Node> nodes[2] = {a, b};
@@ -244,6 +255,32 @@ RdmaHelper::Connect(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay)
     AddPortToNode(a, devs[0]);
     AddPortToNode(b, devs[1]);
     return {devs[0], devs[1]};
+}
+
+bool
+RdmaHelper::HasRemoteChannel()
+{
+    TypeId tid;
+    return TypeId::LookupByNameFailSafe("ns3::RdmaRemoteChannel", &tid);
+}
+
+void
+RdmaHelper::SetDistributed(uint32_t localSystemId)
+{
+    if (!HasRemoteChannel())
+    {
+        throw astra::InputError("RdmaHelper: this build has no MPI support (ns3::RdmaRemoteChannel "
+                                "needs ns-3's mpi module: build the module in an ns-3 tree "
+                                "configured with --enable-mpi)");
+    }
+    m_distributed = true;
+    m_directory->SetLocalSystem(localSystemId);
+}
+
+bool
+RdmaHelper::IsDistributed() const
+{
+    return m_distributed;
 }
 
 NetDeviceContainer

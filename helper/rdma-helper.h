@@ -109,6 +109,21 @@ class RdmaHelper
                                                               DataRate rate,
                                                               Time delay);
 
+    /**
+     * Build for a distributed run in which this process is the logical process
+     * (ns-3 system id, MPI rank) localSystemId: Connect makes a link between nodes of
+     * different system ids an ns3::RdmaRemoteChannel, and the host directory treats
+     * stacks of other system ids as remote (RdmaHostDirectory::SetLocalSystem). Throws
+     * astra::InputError if this build has no RdmaRemoteChannel (ns-3 without its mpi
+     * module). Call before Connect.
+     * \param localSystemId this process's system id
+     */
+    void SetDistributed(uint32_t localSystemId);
+    /// \return true after SetDistributed
+    bool IsDistributed() const;
+    /// \return true if the build has ns3::RdmaRemoteChannel (ns-3's mpi module)
+    static bool HasRemoteChannel();
+
     /// \return every device created by this helper
     NetDeviceContainer GetDevices() const;
     /// \return number of hosts numbered so far
@@ -156,6 +171,7 @@ class RdmaHelper
     uint32_t m_nextHost{0};                                                   //!< next host index
     Ptr<RdmaHostDirectory> m_directory; //!< host stacks installed by this helper
     NetDeviceContainer m_devices;       //!< devices created
+    bool m_distributed{false};          //!< SetDistributed was called
 };
 
 template <typename... Args>

@@ -166,6 +166,7 @@ FindProgram(const std::string& name)
     std::string dir(buf, static_cast<size_t>(n));
     dir = dir.substr(0, dir.find_last_of('/'));
     for (const auto& p : {dir + "/" + name,
+                          dir + "/../contrib/astra-sim/ns3*-" + name + "-*",
                           dir + "/../contrib/astra-sim/examples/ns3*-" + name + "-*",
                           dir + "/../build/contrib/astra-sim/examples/ns3*-" + name + "-*"})
     {

@@ -21,6 +21,8 @@ NetworkBackend::GetTypeId()
 
 NetworkBackend::~NetworkBackend() = default;
 
+DistributedMessageCodec::~DistributedMessageCodec() = default;
+
 MessageSink::~MessageSink() = default;
 
 void

@@ -58,6 +58,31 @@ class MessageSink
 
 /**
  * \ingroup astra-sim
+ * Distributed runs: what a message must carry so that a rank running other NPUs
+ * understands it. The system layer numbers collectives in the order it meets them,
+ * which differs between ranks; a message that crosses ranks carries a
+ * rank-independent key of its collective instead (in the frame's immediate data),
+ * and the receiving rank maps it to its own number.
+ */
+class DistributedMessageCodec
+{
+  public:
+    virtual ~DistributedMessageCodec();
+    /**
+     * \param msg a message leaving for another rank
+     * \return the rank-independent key of its collective (0: the tag needs no mapping)
+     */
+    virtual uint64_t ExportKey(const NetMessage& msg) = 0;
+    /**
+     * Rewrite a message that arrived from another rank for this rank.
+     * \param msg the message (tag rewritten)
+     * \param key ExportKey's value at the sender
+     */
+    virtual void ImportKey(NetMessage& msg, uint64_t key) = 0;
+};
+
+/**
+ * \ingroup astra-sim
  * Abstract network backend. All backends run inside ns-3's Simulator: time is
  * Simulator::Now() and events are ns-3 events.
  *

@@ -178,6 +178,39 @@ RoceBackend::SetFabric(std::shared_ptr<const Topology> topo, NodeContainer npus)
         }
         m_stacks[i] = s;
         m_hostIndex[i] = s->GetHostIndex();
+        if (m_nodeOfHost.size() <= s->GetHostIndex())
+        {
+            m_nodeOfHost.resize(size_t(s->GetHostIndex()) + 1, kNoHost);
+        }
+        m_nodeOfHost[s->GetHostIndex()] = i;
+    }
+}
+
+void
+RoceBackend::SetDistributed(uint32_t rank, DistributedMessageCodec* codec, MessageSink* sink)
+{
+    NS_ABORT_MSG_IF(!m_topo, "RoceBackend::SetDistributed before SetFabric");
+    if (m_deliverAtAck)
+    {
+        throw InputError("RoceBackend: DeliverAtAck is not available in a distributed run (the "
+                         "receiver would learn of the sender's last ACK through a side channel)");
+    }
+    m_distributed = true;
+    m_codec = codec;
+    m_remoteSink = sink;
+    m_local.assign(m_stacks.size(), false);
+    for (uint32_t i = 0; i < m_stacks.size(); ++i)
+    {
+        if (!m_stacks[i])
+        {
+            continue;
+        }
+        Ptr<Node> n = m_stacks[i]->GetObject<Node>();
+        m_local[i] = !n || n->GetSystemId() == rank;
+        if (m_local[i])
+        {
+            m_stacks[i]->SetListener(this); // ends opened by senders on other ranks
+        }
     }
 }
 
@@ -248,6 +281,7 @@ RoceBackend::NewSlot(const NetMessage& msg)
     s.used = true;
     s.qpn = 0;
     s.qpOffset = 0;
+    s.remote = false;
     return slot;
 }
 
@@ -269,13 +303,24 @@ RoceBackend::Start(uint32_t slot)
     s.qpn = qp->GetQpn();
     s.qpOffset = qp->GetPostedBytes();
     s.prio = prio;
+    // user tag: the slot here, and the class and dimension for a receiver on another rank;
+    // immediate data: the system layer's tag and (to another rank) its collective's key
+    const uint64_t tag = uint64_t(slot) | (uint64_t(uint8_t(msg.tclass)) << 32) |
+                         (uint64_t(uint32_t(msg.dim + 1) & 0xFFFFFFu) << 40);
+    uint64_t key = 0;
+    if (m_distributed && !m_local[msg.dst])
+    {
+        s.remote = true;
+        s.delivered = true; // on the destination's rank
+        key = m_codec ? m_codec->ExportKey(msg) : 0;
+    }
     if (m_useSend)
     {
-        m_stacks[msg.src]->PostSend(qp, msg.bytes, slot);
+        m_stacks[msg.src]->PostSend(qp, msg.bytes, tag, msg.tag, key);
     }
     else
     {
-        m_stacks[msg.src]->PostWrite(qp, msg.bytes, slot);
+        m_stacks[msg.src]->PostWrite(qp, msg.bytes, tag, msg.tag, key);
     }
 }
 
@@ -310,13 +355,47 @@ RoceBackend::LocalComplete(uint32_t slot)
 void
 RoceBackend::RxComplete(RdmaQueuePair&, const RdmaMessageInfo& info)
 {
-    OnRx(info.tag);
+    if (m_distributed)
+    {
+        const uint32_t src =
+            info.srcHost < m_nodeOfHost.size() ? m_nodeOfHost[info.srcHost] : kNoHost;
+        if (src == kNoHost || !m_local[src])
+        {
+            DeliverRemote(info);
+            return;
+        }
+    }
+    OnRx(uint32_t(info.tag));
+}
+
+void
+RoceBackend::DeliverRemote(const RdmaMessageInfo& info)
+{
+    NetMessage msg;
+    msg.src = info.srcHost < m_nodeOfHost.size() ? m_nodeOfHost[info.srcHost] : kNoHost;
+    msg.dst = info.dstHost < m_nodeOfHost.size() ? m_nodeOfHost[info.dstHost] : kNoHost;
+    msg.bytes = info.bytes;
+    msg.tag = info.user;
+    msg.tclass = static_cast<TrafficClass>((info.tag >> 32) & 0xFF);
+    msg.dim = int32_t((info.tag >> 40) & 0xFFFFFF) - 1;
+    if (m_codec)
+    {
+        m_codec->ImportKey(msg, info.user2);
+    }
+    ++m_delivered;
+    m_deliveredBytes += msg.bytes;
+    m_bytesByClass[std::min<size_t>(size_t(msg.tclass), m_bytesByClass.size() - 1)] += msg.bytes;
+    m_deliveredTrace(msg, Simulator::Now() - info.start);
+    if (m_remoteSink)
+    {
+        m_remoteSink->MessageDelivered(msg);
+    }
 }
 
 void
 RoceBackend::TxComplete(RdmaQueuePair&, const RdmaMessageInfo& info)
 {
-    OnTx(info.tag);
+    OnTx(uint32_t(info.tag));
 }
 
 void
@@ -368,6 +447,10 @@ RoceBackend::OnTx(uint64_t tag)
     Slot& s = m_slots[slot];
     s.sent = true;
     ++m_sent;
+    if (s.remote)
+    {
+        --m_pending; // delivered on the destination's rank
+    }
     NetMessage msg = s.msg;
     MessageSink* sink = s.notifySent ? s.sink : nullptr;
     const uint64_t cookie = s.cookie;

@@ -93,6 +93,21 @@ class RoceBackend : public NetworkBackend, private RdmaQpConsumer
     std::string GetName() const override;
     uint64_t GetPendingMessages() const override;
 
+    /**
+     * Distributed runs (after SetFabric): this process is rank `rank`; endpoints on
+     * nodes of another system id run elsewhere. A message to such an endpoint is sent
+     * here and completes here when acknowledged (MessageSent); it is delivered on the
+     * destination's rank. A message from such an endpoint arrives through a QP end its
+     * sender opened (RdmaHostStack listener): the NetMessage is rebuilt from the frame
+     * (source and destination from the hosts, size, tag and key from the immediate data,
+     * class and dimension from the user tag), mapped with codec and handed to sink.
+     * Throws InputError with DeliverAtAck (the receiver would need the sender's ACK).
+     * \param rank this process's system id
+     * \param codec maps collectives between ranks (the SystemContext)
+     * \param sink receiver of messages from other ranks (the SystemContext)
+     */
+    void SetDistributed(uint32_t rank, DistributedMessageCodec* codec, MessageSink* sink);
+
     /// \return the priority a traffic class is mapped to \param tc the class
     uint8_t GetPriority(TrafficClass tc) const;
     /// \return the host stack of an endpoint \param id topology node id
@@ -166,6 +181,7 @@ class RoceBackend : public NetworkBackend, private RdmaQpConsumer
         bool delivered{false};         //!< onDelivered done
         bool arrived{false};           //!< DeliverAtAck: the last byte arrived, not delivered
         bool used{false};              //!< slot in use
+        bool remote{false};            //!< distributed: delivered on another rank
     };
 
     /// Persistent QPs of one (src, dst, priority).
@@ -178,6 +194,7 @@ class RoceBackend : public NetworkBackend, private RdmaQpConsumer
     void TxComplete(RdmaQueuePair& qp, const RdmaMessageInfo& info) override;
     void RxComplete(RdmaQueuePair& qp, const RdmaMessageInfo& info) override;
     void OnTx(uint64_t tag);
+    void DeliverRemote(const RdmaMessageInfo& info); //!< a message from another rank
     void OnRx(uint64_t tag);
     void LocalComplete(uint32_t slot);
     uint32_t NewSlot(const NetMessage& msg);
@@ -195,8 +212,13 @@ class RoceBackend : public NetworkBackend, private RdmaQpConsumer
 
     std::array<uint8_t, size_t(TrafficClass::COUNT)> m_prio{};
     std::shared_ptr<const Topology> m_topo;
-    std::vector<Ptr<RdmaHostStack>> m_stacks; //!< by topology node id
-    std::vector<uint32_t> m_hostIndex;        //!< topology node id -> host index
+    std::vector<Ptr<RdmaHostStack>> m_stacks;  //!< by topology node id
+    std::vector<uint32_t> m_hostIndex;         //!< topology node id -> host index
+    std::vector<uint32_t> m_nodeOfHost;        //!< host index -> topology node id
+    std::vector<bool> m_local;                 //!< distributed: node runs on this rank
+    bool m_distributed{false};                 //!< SetDistributed was called
+    DistributedMessageCodec* m_codec{nullptr}; //!< distributed: collective keys
+    MessageSink* m_remoteSink{nullptr};        //!< distributed: messages from other ranks
     std::unordered_map<uint64_t, QpSet> m_qps;
     uint32_t m_qpCount{0};
     std::vector<Slot> m_slots;

@@ -114,6 +114,14 @@ RdmaChannel::TransmitSlot(RdmaFrameSlot* slot, RdmaNetDevice* from, Time txTime)
                                                                << " attached device(s)");
     }
     ++m_frames;
+    if (m_remote[d])
+    {
+        // the frame leaves for the other rank now; its slot stays here until the arrival
+        // time (the sending device reads it until the end of serialization)
+        const int64_t at =
+            Simulator::Now().GetTimeStep() + txTime.GetTimeStep() + m_delay.GetTimeStep();
+        SendRemote(slot->frame, d, at);
+    }
     Direction& dir = m_dir[d];
     uint32_t cap = static_cast<uint32_t>(dir.ring.size());
     if (dir.size == cap)
@@ -167,6 +175,23 @@ RdmaChannel::Deliver(uint8_t d)
     dir.head = (dir.head + 1) & (static_cast<uint32_t>(dir.ring.size()) - 1);
     --dir.size;
 
+    if (m_remote[d])
+    {
+        RdmaFrameSlot::Put(slot); // delivered on the other rank
+    }
+    else
+    {
+        DeliverSlot(slot, PeekPointer(m_dev[1 - d]));
+    }
+    if (dir.size > 0 && !dir.scheduled)
+    {
+        ScheduleHead(d, now);
+    }
+}
+
+void
+RdmaChannel::DeliverSlot(RdmaFrameSlot* slot, RdmaNetDevice* to)
+{
     // While Receive runs, EnqueueFrame of this very frame takes the slot over. The mark is
     // cleared however Receive ends (an exception ends the run: nothing stale is left for the
     // next simulation of the process).
@@ -183,18 +208,24 @@ RdmaChannel::Deliver(uint8_t d)
         }
     };
 
+    ReceivingMark mark(slot);
+    to->Receive(slot->frame);
+    if (RdmaFrameSlot::s_receiving == slot)
     {
-        ReceivingMark mark(slot);
-        PeekPointer(m_dev[1 - d])->Receive(slot->frame);
-        if (RdmaFrameSlot::s_receiving == slot)
-        {
-            RdmaFrameSlot::Put(slot);
-        }
+        RdmaFrameSlot::Put(slot);
     }
-    if (dir.size > 0 && !dir.scheduled)
-    {
-        ScheduleHead(d, now);
-    }
+}
+
+void
+RdmaChannel::SetRemoteDirection(uint8_t d, bool remote)
+{
+    m_remote[d & 1] = remote;
+}
+
+void
+RdmaChannel::SendRemote(const RdmaQueuedFrame&, uint8_t d, int64_t)
+{
+    NS_FATAL_ERROR("RdmaChannel: direction " << int(d) << " is remote on a local channel");
 }
 
 Ptr<RdmaNetDevice>

@@ -10,6 +10,11 @@
  * event set then holds one event per busy link direction instead of one per frame
  * in flight (a 1 us, 100 Gbps link carries ~12 frames), which keeps the scheduler's
  * heap small.
+ *
+ * A link whose two ends run on different MPI ranks is an RdmaRemoteChannel (built
+ * only with ns-3's mpi module): a frame sent towards the other rank leaves through
+ * SendRemote (MpiInterface::SendPacket) and arrives there at the same time, the
+ * lookahead being the link delay.
  */
 
 #ifndef RDMA_CHANNEL_H
@@ -43,7 +48,7 @@ class RdmaChannel : public Channel
      * \param dev the device
      * \return false if two devices are attached already
      */
-    bool Attach(Ptr<RdmaNetDevice> dev);
+    virtual bool Attach(Ptr<RdmaNetDevice> dev);
 
     /**
      * Deliver a frame to the peer of from: its Receive() runs at now + txTime + delay.
@@ -75,6 +80,28 @@ class RdmaChannel : public Channel
   protected:
     void DoDispose() override;
 
+    /**
+     * Direction d (sent by device d) ends on another rank: its frames go to SendRemote.
+     * \param d direction
+     * \param remote flag
+     */
+    void SetRemoteDirection(uint8_t d, bool remote);
+
+    /**
+     * Send a frame of a remote direction (RdmaRemoteChannel); the base class has none.
+     * \param frame the frame
+     * \param d direction (the sending end)
+     * \param arrivalTs absolute arrival time of its last bit (Time steps)
+     */
+    virtual void SendRemote(const RdmaQueuedFrame& frame, uint8_t d, int64_t arrivalTs);
+
+    /**
+     * Hand a frame that arrived now to a device (as the reception event does).
+     * \param slot the frame (owned by the call)
+     * \param to the receiving device
+     */
+    static void DeliverSlot(RdmaFrameSlot* slot, RdmaNetDevice* to);
+
   private:
     friend class RdmaChannelDeliverEvent;
 
@@ -103,11 +130,12 @@ class RdmaChannel : public Channel
         bool scheduled{false};      //!< a reception event is pending
     };
 
-    Direction m_dir[2];          //!< index = sending end
-    Ptr<RdmaNetDevice> m_dev[2]; //!< the two ends
-    std::size_t m_nDevices{0};   //!< attached devices
-    Time m_delay;                //!< propagation delay
-    uint64_t m_frames{0};        //!< frames transmitted
+    Direction m_dir[2];             //!< index = sending end
+    Ptr<RdmaNetDevice> m_dev[2];    //!< the two ends
+    std::size_t m_nDevices{0};      //!< attached devices
+    Time m_delay;                   //!< propagation delay
+    uint64_t m_frames{0};           //!< frames transmitted
+    bool m_remote[2]{false, false}; //!< direction d ends on another rank
 };
 
 } // namespace ns3

@@ -3,6 +3,7 @@
 #include "rdma-host-stack.h"
 
 #include "ns3/astra-diagnostics.h"
+#include "ns3/node.h"
 
 #include <string>
 
@@ -68,6 +69,43 @@ uint32_t
 RdmaHostDirectory::GetSize() const
 {
     return uint32_t(m_stacks.size());
+}
+
+Ptr<RdmaHostStack>
+RdmaHostDirectory::FindByIpv4(uint32_t ip) const
+{
+    for (RdmaHostStack* s : m_stacks)
+    {
+        if (s && s->GetIpv4().Get() == ip)
+        {
+            return s;
+        }
+    }
+    return nullptr;
+}
+
+void
+RdmaHostDirectory::SetLocalSystem(uint32_t localSystemId)
+{
+    m_distributed = true;
+    m_localSystem = localSystemId;
+}
+
+bool
+RdmaHostDirectory::IsDistributed() const
+{
+    return m_distributed;
+}
+
+bool
+RdmaHostDirectory::IsLocal(const RdmaHostStack* stack) const
+{
+    if (!m_distributed || !stack)
+    {
+        return true;
+    }
+    Ptr<Node> n = stack->GetObject<Node>();
+    return !n || n->GetSystemId() == m_localSystem;
 }
 
 } // namespace ns3

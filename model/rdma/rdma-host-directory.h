@@ -54,12 +54,27 @@ class RdmaHostDirectory : public Object
     Ptr<RdmaHostStack> Find(uint32_t hostIndex) const;
     /// \return one past the highest host index registered so far
     uint32_t GetSize() const;
+    /// \return the stack whose IPv4 address is ip (nullptr if none; set-up path) \param ip
+    Ptr<RdmaHostStack> FindByIpv4(uint32_t ip) const;
+
+    /**
+     * Distributed run: this process is the logical process (ns-3 system id, MPI rank)
+     * localSystemId. Stacks on nodes of another system id are remote: a QP to them
+     * opens the local end only (RdmaHostStack, passive open).
+     * \param localSystemId this process's system id
+     */
+    void SetLocalSystem(uint32_t localSystemId);
+    bool IsDistributed() const; //!< \return true after SetLocalSystem
+    /// \return true if the stack's node runs in this process \param stack the stack
+    bool IsLocal(const RdmaHostStack* stack) const;
 
   protected:
     void DoDispose() override;
 
   private:
     std::vector<RdmaHostStack*> m_stacks; //!< by host index (nullptr: none)
+    bool m_distributed{false};            //!< SetLocalSystem was called
+    uint32_t m_localSystem{0};            //!< this process's system id
 };
 
 } // namespace ns3

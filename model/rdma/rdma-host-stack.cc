@@ -59,6 +59,12 @@ IsLastOrOnly(uint8_t op)
 }
 
 inline bool
+IsSendOpcode(uint8_t op)
+{
+    return op <= RoceOpcode::SEND_ONLY;
+}
+
+inline bool
 IsFirstOrOnly(uint8_t op)
 {
     return op == RoceOpcode::SEND_FIRST || op == RoceOpcode::SEND_ONLY ||
@@ -618,9 +624,16 @@ RdmaHostStack::GetOrCreateQp(uint32_t dstHost,
         if (consumer && !qp->m_consumer)
         {
             qp->m_consumer = consumer;
-            if (qp->m_peer)
+            // the other end, if it lives in this process (connection set-up path)
+            Ptr<RdmaHostStack> peer = m_directory ? m_directory->Find(dstHost) : nullptr;
+            if (peer && !(m_directory->IsDistributed() && !m_directory->IsLocal(PeekPointer(peer))))
             {
-                qp->m_peer->m_consumer = consumer;
+                uint64_t rkey = (uint64_t(m_hostIndex) << 24) | (uint64_t(priority) << 16) | sport;
+                auto pit = peer->m_qpByKey.find(rkey);
+                if (pit != peer->m_qpByKey.end() && pit->second->m_qpn == qp->m_peerQpn)
+                {
+                    pit->second->m_consumer = consumer;
+                }
             }
         }
         return Ptr<RdmaQueuePair>(qp);
@@ -633,11 +646,23 @@ RdmaHostStack::GetOrCreateQp(uint32_t dstHost,
                                             : " (it has none: RdmaHelper::InstallHosts or "
                                               "SetDirectory)"));
     EnsureValid();
+    if (m_directory->IsDistributed() && !m_directory->IsLocal(PeekPointer(remote)))
+    {
+        // the destination runs on another rank: open this end only. Its static set-up
+        // (IP, initial PSN) is known from the directory; the peer's QP number is learnt
+        // from its first frame, and the peer opens its end when the first data frame
+        // (destination QP 0) arrives there (PassiveOpen).
+        Ptr<RdmaQueuePair> a = NewQp(dstHost, priority, sport);
+        a->m_peerQpn = 0;
+        a->m_remoteIp = remote->GetIpv4().Get();
+        a->m_rcvPsnBase = remote->m_initialPsn;
+        a->m_consumer = consumer;
+        m_qpByKey[key] = PeekPointer(a);
+        return a;
+    }
     remote->EnsureValid();
     Ptr<RdmaQueuePair> a = NewQp(dstHost, priority, sport);
     Ptr<RdmaQueuePair> b = remote->NewQp(m_hostIndex, priority, sport);
-    a->m_peer = PeekPointer(b);
-    b->m_peer = PeekPointer(a);
     a->m_peerQpn = b->m_qpn;
     b->m_peerQpn = a->m_qpn;
     a->m_remoteIp = remote->GetIpv4().Get();
@@ -652,6 +677,50 @@ RdmaHostStack::GetOrCreateQp(uint32_t dstHost,
     NS_LOG_INFO("host " << m_hostIndex << " qp " << a->m_qpn << " <-> host " << dstHost << " qp "
                         << b->m_qpn << " prio " << int(priority) << " sport " << sport);
     return a;
+}
+
+void
+RdmaHostStack::SetListener(RdmaQpConsumer* consumer)
+{
+    m_listener = consumer;
+}
+
+RdmaQpConsumer*
+RdmaHostStack::GetListener() const
+{
+    return m_listener;
+}
+
+RdmaQueuePair*
+RdmaHostStack::PassiveOpen(const RdmaMeta& meta)
+{
+    if (!m_directory || !(IsDataOpcode(meta.opcode) || meta.opcode == RoceOpcode::READ_REQUEST))
+    {
+        return nullptr;
+    }
+    Ptr<RdmaHostStack> peer = m_directory->FindByIpv4(meta.srcIp);
+    if (!peer || peer == this)
+    {
+        return nullptr;
+    }
+    const uint32_t srcHost = peer->GetHostIndex();
+    const uint64_t key = (uint64_t(srcHost) << 24) | (uint64_t(meta.priority) << 16) | meta.sport;
+    auto it = m_qpByKey.find(key);
+    if (it != m_qpByKey.end())
+    {
+        return it->second;
+    }
+    EnsureValid();
+    Ptr<RdmaQueuePair> b = NewQp(srcHost, meta.priority, meta.sport);
+    b->m_peerQpn = meta.srcQp;
+    b->m_remoteIp = meta.srcIp;
+    b->m_rcvPsnBase = peer->m_initialPsn; // static set-up, as RDMA CM exchanges it
+    b->m_consumer = m_listener;
+    m_qpByKey[key] = PeekPointer(b);
+    NS_LOG_INFO("host " << m_hostIndex << " qp " << b->m_qpn << " opened by host " << srcHost
+                        << " qp " << meta.srcQp << " prio " << int(meta.priority) << " sport "
+                        << meta.sport);
+    return PeekPointer(b);
 }
 
 Ptr<RdmaQueuePair>
@@ -671,9 +740,13 @@ RdmaHostStack::GetNQps() const
 }
 
 uint64_t
-RdmaHostStack::PostWrite(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag)
+RdmaHostStack::PostWrite(Ptr<RdmaQueuePair> qp,
+                         uint64_t bytes,
+                         uint64_t userTag,
+                         uint64_t user,
+                         uint64_t user2)
 {
-    return Post(qp, bytes, userTag, RdmaMsgKind::WRITE);
+    return Post(qp, bytes, userTag, RdmaMsgKind::WRITE, user, user2);
 }
 
 uint64_t
@@ -684,13 +757,17 @@ RdmaHostStack::PostWriteImm(Ptr<RdmaQueuePair> qp,
                             uint64_t remoteAddr)
 {
     // the immediate data goes with the message from the start: Post may already send
-    return Post(qp, bytes, userTag, RdmaMsgKind::WRITE, true, imm, remoteAddr);
+    return Post(qp, bytes, userTag, RdmaMsgKind::WRITE, 0, 0, true, imm, remoteAddr);
 }
 
 uint64_t
-RdmaHostStack::PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag)
+RdmaHostStack::PostSend(Ptr<RdmaQueuePair> qp,
+                        uint64_t bytes,
+                        uint64_t userTag,
+                        uint64_t user,
+                        uint64_t user2)
 {
-    return Post(qp, bytes, userTag, RdmaMsgKind::SEND);
+    return Post(qp, bytes, userTag, RdmaMsgKind::SEND, user, user2);
 }
 
 uint64_t
@@ -699,7 +776,7 @@ RdmaHostStack::PostRead(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag)
     NS_ABORT_MSG_IF(bytes > 0xFFFFFFFFull,
                     "host " << m_hostIndex << " qp " << (qp ? qp->m_qpn : 0) << ": READ of "
                             << bytes << " bytes exceeds the 32-bit RETH DMA length");
-    return Post(qp, bytes, userTag, RdmaMsgKind::READ);
+    return Post(qp, bytes, userTag, RdmaMsgKind::READ, 0, 0);
 }
 
 uint64_t
@@ -707,6 +784,8 @@ RdmaHostStack::Post(Ptr<RdmaQueuePair> qp,
                     uint64_t bytes,
                     uint64_t tag,
                     RdmaMsgKind kind,
+                    uint64_t user,
+                    uint64_t user2,
                     bool withImm,
                     uint32_t imm,
                     uint64_t remoteAddr)
@@ -716,6 +795,8 @@ RdmaHostStack::Post(Ptr<RdmaQueuePair> qp,
     RdmaMessage m;
     m.msgId = qp->m_nextMsgId++;
     m.tag = tag;
+    m.user = user;
+    m.user2 = user2;
     m.bytes = bytes;
     m.firstPkt = qp->m_postedPkts;
     m.nPkts = bytes == 0 ? 1 : (bytes + m_mtu - 1) / m_mtu;
@@ -869,6 +950,7 @@ RdmaHostStack::BuildReadResponse(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint
     m.dport = RoceHeader::kRoceUdpPort;
     m.destQp = qp->m_peerQpn;
     m.psn = RdmaPsn::FromIndex(idx, qp->m_rcvPsnBase); // the requester's PSN space
+    m.srcQp = qp->m_qpn;
     m.payload = payload;
     m.sendTimeNs = nowPs / 1000;
     m.frameBytes = RoceFrame::GetFrameBytes(m);
@@ -955,6 +1037,16 @@ RdmaHostStack::BuildData(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t now
         // remote buffer: the QP's stream offset, or the address a WRITE with immediate names
         m.rethVa = msg.withImm ? msg.remoteAddr : msg.startByte;
         m.rethLen = uint32_t(std::min<uint64_t>(msg.bytes, 0xFFFFFFFFu));
+    }
+    m.srcQp = qp->m_qpn;
+    if (last && msg.kind != RdmaMsgKind::READ)
+    {
+        // what the responder reports with the message (immediate data): in the frame
+        m.immTag = msg.tag;
+        m.msgUser = msg.user;
+        m.msgUser2 = msg.user2;
+        m.msgPostTs = msg.postTime.GetTimeStep();
+        m.msgBytes = msg.bytes;
     }
     m.sendTimeNs = nowPs / 1000;
     m.frameBytes = RoceFrame::GetFrameBytes(m);
@@ -1088,8 +1180,17 @@ RdmaHostStack::ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame)
             return;
         }
     }
-    uint32_t q = meta.destQp - kQpnBase;
-    if (meta.destQp < kQpnBase || q >= m_qps.size())
+    RdmaQueuePair* qp;
+    const uint32_t q = meta.destQp - kQpnBase;
+    if (meta.destQp >= kQpnBase && q < m_qps.size())
+    {
+        qp = PeekPointer(m_qps[q]);
+    }
+    else if (meta.destQp == 0 && (qp = PassiveOpen(meta)) != nullptr)
+    {
+        // first frames of a connection opened on another rank
+    }
+    else
     {
         ++m_stats.unknownQp;
         ASTRA_WARN("rdma-unknown-qp",
@@ -1097,7 +1198,10 @@ RdmaHostStack::ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame)
                            << ", dropped (later ones counted)");
         return;
     }
-    RdmaQueuePair* qp = PeekPointer(m_qps[q]);
+    if (qp->m_peerQpn == 0)
+    {
+        qp->m_peerQpn = meta.srcQp; // the peer end was opened on another rank
+    }
     if (meta.opcode == RoceOpcode::ACK)
     {
         HandleAck(qp, meta);
@@ -1174,29 +1278,26 @@ RdmaHostStack::HandleData(RdmaQueuePair* qp, const RdmaMeta& meta)
         ackNow = true;
         uint64_t msgSeq = qp->m_rcvMsgs++;
         ++m_stats.msgsRcvd;
-        RdmaQueuePair* req = qp->m_peer;
+        // everything the responder reports comes with the frame (immediate data)
+        NS_ABORT_MSG_IF(meta.msgBytes != qp->m_rcvMsgBytes,
+                        "host " << m_hostIndex << " qp " << qp->m_qpn << ": message " << msgSeq
+                                << " received " << qp->m_rcvMsgBytes << " bytes, requester posted "
+                                << meta.msgBytes);
         RdmaMessageInfo info;
-        if (req && !req->m_msgs.empty() && msgSeq >= req->m_msgs.front().msgId &&
-            msgSeq - req->m_msgs.front().msgId < req->m_msgs.size())
-        {
-            const RdmaMessage& m = req->m_msgs[msgSeq - req->m_msgs.front().msgId];
-            NS_ABORT_MSG_IF(m.bytes != qp->m_rcvMsgBytes,
-                            "host " << m_hostIndex << " qp " << qp->m_qpn << ": message " << msgSeq
-                                    << " received " << qp->m_rcvMsgBytes
-                                    << " bytes, requester posted " << m.bytes);
-            info = req->m_stack->MakeInfo(req, m);
-        }
-        else
-        {
-            info.srcHost = qp->m_remoteHost;
-            info.dstHost = m_hostIndex;
-            info.srcQp = qp->m_peerQpn;
-            info.dstQp = qp->m_qpn;
-            info.sport = qp->m_sport;
-            info.priority = qp->m_priority;
-            info.msgId = msgSeq;
-            info.bytes = qp->m_rcvMsgBytes;
-        }
+        info.srcHost = qp->m_remoteHost;
+        info.dstHost = m_hostIndex;
+        info.srcQp = qp->m_peerQpn;
+        info.dstQp = qp->m_qpn;
+        info.sport = qp->m_sport;
+        info.dport = RoceHeader::kRoceUdpPort;
+        info.priority = qp->m_priority;
+        info.msgId = msgSeq;
+        info.tag = meta.immTag;
+        info.user = meta.msgUser;
+        info.user2 = meta.msgUser2;
+        info.bytes = meta.msgBytes;
+        info.start = TimeStep(meta.msgPostTs);
+        info.kind = IsSendOpcode(meta.opcode) ? RdmaMsgKind::SEND : RdmaMsgKind::WRITE;
         info.end = now;
         // immediate data as the last frame carried it
         info.hasImm = IsImmOpcode(meta.opcode);
@@ -1388,6 +1489,8 @@ RdmaHostStack::MakeInfo(const RdmaQueuePair* req, const RdmaMessage& m) const
     info.priority = req->m_priority;
     info.msgId = m.msgId;
     info.tag = m.tag;
+    info.user = m.user;
+    info.user2 = m.user2;
     info.bytes = m.bytes;
     info.start = m.postTime;
     info.kind = m.kind;
@@ -1411,6 +1514,7 @@ RdmaHostStack::SendAck(RdmaQueuePair* qp, const RdmaMeta& data, bool nak)
     m.sport = qp->m_sport;
     m.dport = RoceHeader::kRoceUdpPort;
     m.destQp = qp->m_peerQpn;
+    m.srcQp = qp->m_qpn;
     // ACK: last PSN accepted in order; NAK: the PSN expected
     m.psn = RdmaPsn::FromIndex(qp->m_rcvNxtPkt + (nak ? 0 : RdmaPsn::kMask), qp->m_rcvPsnBase);
     m.msn = uint32_t(qp->m_rcvMsgs & RdmaPsn::kMask);
@@ -1449,6 +1553,7 @@ RdmaHostStack::SendCnp(RdmaQueuePair* qp)
     m.sport = qp->m_sport;
     m.dport = RoceHeader::kRoceUdpPort;
     m.destQp = qp->m_peerQpn;
+    m.srcQp = qp->m_qpn;
     m.frameBytes = RoceFrame::GetFrameBytes(m); // packet built lazily (see BuildData)
     ++m_stats.cnpsSent;
     m_cnpSentTrace(m_hostIndex, qp->m_qpn);

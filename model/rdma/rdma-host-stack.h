@@ -16,9 +16,17 @@
  * Connection set-up is out of band (as with RDMA CM): GetOrCreateQp finds the
  * destination host's stack in the fabric's RdmaHostDirectory (by host index),
  * creates both ends and exchanges QP numbers and initial PSNs. The responder
- * learns the user tag and post time of a message from its connected peer QP
- * (the simulator's equivalent of immediate data); everything else (message
- * boundaries, PSNs, ACK/NAK, CNP) is driven by the frames on the wire.
+ * learns the user tag, the two user words, length and post time of a message
+ * from its last frame (model-only fields of RdmaMeta, the simulator's
+ * equivalent of immediate data; real ImmDt: PostWriteImm); everything else (message boundaries,
+ * PSNs, ACK/NAK, CNP) is driven by the frames on the wire too: a receiver never reads the sender's
+ * objects.
+ *
+ * Distributed runs (RdmaHostDirectory::SetLocalSystem): a QP to a host on
+ * another rank opens this end only, with destination QP 0 in its frames until
+ * the peer's QP number arrives in a frame (RdmaMeta::srcQp); the peer's stack
+ * opens its end when the first data frame arrives (passive open, like a
+ * listening socket: the end's consumer is the stack's listener, SetListener).
  *
  * Per-packet path: no maps, no strings, no allocation except the frame's
  * Packet; QPs with data are kept in a per-port active list served round robin.
@@ -131,15 +139,32 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
                                      uint8_t priority = 255,
                                      uint16_t sport = 0,
                                      RdmaQpConsumer* consumer = nullptr);
+    /**
+     * Set the consumer of QP ends opened passively by a peer on another rank
+     * (distributed runs; see the class description). nullptr: trace sources only.
+     * \param consumer the consumer (not owned)
+     */
+    void SetListener(RdmaQpConsumer* consumer);
+    RdmaQpConsumer* GetListener() const; //!< \return the listener (nullptr if none)
+
     /// \return the QP with a local QP number (nullptr if none)
     Ptr<RdmaQueuePair> GetQp(uint32_t qpn) const;
     uint32_t GetNQps() const; //!< \return QPs on this host
 
     /**
-     * Post an RDMA WRITE of bytes (may exceed 4 GiB) on a QP.
+     * Post an RDMA WRITE of bytes (may exceed 4 GiB) on a QP. The user tag and the
+     * two user words travel in the message's last frame (model-only, not on the
+     * wire): the responder's RxComplete reports them (RdmaMessageInfo::tag, user,
+     * user2).
+     * \param qp the QP \param bytes payload bytes \param userTag user tag
+     * \param user first user word \param user2 second user word
      * \return the message id (per-QP sequence number)
      */
-    uint64_t PostWrite(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag);
+    uint64_t PostWrite(Ptr<RdmaQueuePair> qp,
+                       uint64_t bytes,
+                       uint64_t userTag,
+                       uint64_t user = 0,
+                       uint64_t user2 = 0);
     /**
      * Post an RDMA WRITE with immediate data to a remote address: its first
      * frame's RETH names \p remoteAddr (instead of the QP's stream offset)
@@ -157,8 +182,13 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
                           uint64_t userTag,
                           uint32_t imm,
                           uint64_t remoteAddr);
-    /// Post a SEND (same transport path, SEND opcodes). \return the message id
-    uint64_t PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag);
+    /// Post a SEND (same transport path, SEND opcodes; user words as PostWrite).
+    /// \return the message id
+    uint64_t PostSend(Ptr<RdmaQueuePair> qp,
+                      uint64_t bytes,
+                      uint64_t userTag,
+                      uint64_t user = 0,
+                      uint64_t user2 = 0);
     /**
      * Post an RDMA READ of bytes (at most 2^32 - 1: the RETH length is 32-bit) from the
      * remote host; completes at this host when the last response byte arrives.
@@ -247,9 +277,13 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
                   uint64_t bytes,
                   uint64_t tag,
                   RdmaMsgKind kind,
+                  uint64_t user,
+                  uint64_t user2,
                   bool withImm = false,
                   uint32_t imm = 0,
                   uint64_t remoteAddr = 0);
+    /// open the responder end for a data frame with destination QP 0 (peer on another rank)
+    RdmaQueuePair* PassiveOpen(const RdmaMeta& meta);
     void RateChanged(RdmaQueuePair* qp, uint64_t oldBps, uint64_t newBps);
     static void RateChangedThunk(RdmaHostStack* s,
                                  RdmaQueuePair* qp,
@@ -290,6 +324,7 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
     std::vector<std::unique_ptr<Port>> m_ports;
     std::vector<Ptr<RdmaQueuePair>> m_qps;                  //!< by qpn - kQpnBase
     std::unordered_map<uint64_t, RdmaQueuePair*> m_qpByKey; //!< set-up only
+    RdmaQpConsumer* m_listener{nullptr};                    //!< consumer of passively opened ends
     uint32_t m_sportCounter{0};
     RdmaHostStats m_stats;
     std::vector<RdmaMessageInfo> m_doneScratch; //!< completions of one ACK

@@ -5,8 +5,12 @@
  * the device queues so that switches and NICs never re-parse headers on the
  * per-hop path. Whoever changes a header field that is on the wire (ECN CE
  * mark, INT) changes both (see RoceFrame::SetCe / RoceFrame::Sync).
- * Model-only fields that are NOT serialized into the bytes: sendTimeNs and the
- * INT stack (they travel in the meta only; frameBytes does not include them).
+ * Model-only fields that are NOT serialized into the bytes: sendTimeNs, the
+ * INT stack, srcQp and the message fields of a last packet (immTag, msgUser,
+ * msgUser2, msgPostTs, msgBytes). They travel in the meta only (frameBytes does not include
+ * them), but they travel IN THE FRAME: a receiver learns nothing through pointers to
+ * the sender's objects, so a frame that crosses to another MPI rank
+ * (RdmaRemoteChannel) carries everything its receiver needs.
  */
 
 #ifndef RDMA_META_H
@@ -89,6 +93,23 @@ struct RdmaMeta
     uint16_t pfcClassEnable{0};   //!< PFC: class-enable vector
     uint16_t pfcQuanta[8]{};      //!< PFC: pause time per priority (512-bit-time quanta)
     IntHop intStack[kMaxIntHops]; //!< INT stack (only intHops entries valid)
+    /**
+     * Model-only: the sending QP's number (a real RC responder knows it from the
+     * connection set-up). A responder whose end was opened passively (the requester
+     * lives on another MPI rank) learns the requester's QP number from it, and a
+     * requester learns the responder's from the first ACK/NAK/CNP/READ response.
+     */
+    uint32_t srcQp{0};
+    /// Model-only, last packet of a WRITE/SEND: the message's user tag (as immediate data)
+    uint64_t immTag{0};
+    /// Model-only, last packet of a WRITE/SEND: the message's first user word
+    uint64_t msgUser{0};
+    /// Model-only, last packet of a WRITE/SEND: the message's second user word
+    uint64_t msgUser2{0};
+    /// Model-only, last packet of a WRITE/SEND: the message's post time (Time steps)
+    int64_t msgPostTs{0};
+    /// Model-only, last packet of a WRITE/SEND: the message's length in bytes
+    uint64_t msgBytes{0};
 };
 
 /// Per-frame bytes on the wire beside the frame itself: preamble+SFD (8) + IFG (12).

@@ -48,7 +48,8 @@
  * - MAC address: SetAddress() value, else 02:nn:nn:nn:pp:pp from node id and
  *   port index (used as the PFC source). RoCE frames carry the MACs chosen by
  *   RoceFrame::Build (derived from the IPs by default).
- * - Not supported: NetDevice::Send (returns false); cross-rank (MPI) channels.
+ * - Not supported: NetDevice::Send (returns false). A link between MPI ranks is an
+ *   RdmaRemoteChannel (module built with ns-3's mpi module; doc/distributed.rst).
  */
 
 #ifndef RDMA_NET_DEVICE_H

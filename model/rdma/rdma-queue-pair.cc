@@ -51,7 +51,6 @@ RdmaQueuePair::DoDispose()
     }
     m_msgs.clear();
     m_respJobs.clear();
-    m_peer = nullptr;
     m_stack = nullptr;
     m_consumer = nullptr;
     Object::DoDispose();

@@ -102,6 +102,8 @@ struct RdmaMessage
 {
     uint64_t msgId{0};                    //!< per-QP sequence number (0, 1, 2, ...)
     uint64_t tag{0};                      //!< user tag
+    uint64_t user{0};                     //!< first user word (delivered with the message)
+    uint64_t user2{0};                    //!< second user word
     uint64_t bytes{0};                    //!< payload bytes
     uint64_t firstPkt{0};                 //!< 64-bit index of its first packet
     uint64_t nPkts{0};                    //!< packets (>= 1; a 0-byte message is one empty packet)
@@ -129,6 +131,8 @@ struct RdmaMessageInfo
     uint8_t priority{0};                  //!< data priority
     uint64_t msgId{0};                    //!< per-QP message sequence number
     uint64_t tag{0};                      //!< user tag
+    uint64_t user{0};                     //!< first user word posted with the message
+    uint64_t user2{0};                    //!< second user word
     uint64_t bytes{0};                    //!< payload bytes
     Time start{0};                        //!< post time at the requester
     Time end{0};                          //!< completion time
@@ -290,10 +294,9 @@ class RdmaQueuePair : public Object
 
     // identity
     RdmaHostStack* m_stack{nullptr};
-    RdmaQueuePair* m_peer{nullptr};      //!< the connected QP (sideband: message tags)
     RdmaQpConsumer* m_consumer{nullptr}; //!< receiver of completions (not owned)
     uint32_t m_qpn{0};
-    uint32_t m_peerQpn{0};
+    uint32_t m_peerQpn{0}; //!< 0 until learnt from a frame (peer end on another rank)
     uint32_t m_localHost{0};
     uint32_t m_remoteHost{0};
     uint32_t m_localIp{0};

@@ -1,6 +1,7 @@
 #include "astra-sim-application.h"
 
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-distributed.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -8,6 +9,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <iostream>
 #include <sstream>
 
 namespace ns3
@@ -94,6 +96,74 @@ void
 AstraSimApplication::SetMemoryModel(Ptr<MemoryModel> mem)
 {
     m_mem = mem;
+}
+
+std::string
+AstraSimApplication::ExportResult() const
+{
+    std::ostringstream os;
+    const NpuStats& s = m_stats;
+    os << "npu " << m_npu << " " << (m_finished ? 1 : 0) << " " << s.finish.GetTimeStep() << " "
+       << s.compute.GetTimeStep() << " " << s.exposedComm.GetTimeStep() << " "
+       << s.memory.GetTimeStep() << " " << s.idle.GetTimeStep() << " " << s.commBusy.GetTimeStep()
+       << " " << s.nodes << " " << s.collectives << " " << s.p2p << " " << m_timeline.size() << " "
+       << m_error.size() << "\n";
+    for (const auto& e : m_timeline)
+    {
+        os << e.nodeId << " " << int(e.kind) << " " << e.start.GetTimeStep() << " "
+           << e.end.GetTimeStep() << "\n";
+    }
+    os << m_error;
+    return os.str();
+}
+
+void
+AstraSimApplication::ImportResult(const std::string& text)
+{
+    std::istringstream is(text);
+    std::string word;
+    uint32_t npu = 0;
+    int finished = 0;
+    int64_t t[6] = {};
+    size_t events = 0;
+    size_t errLen = 0;
+    NpuStats s;
+    is >> word >> npu >> finished >> t[0] >> t[1] >> t[2] >> t[3] >> t[4] >> t[5] >> s.nodes >>
+        s.collectives >> s.p2p >> events >> errLen;
+    if (!is || word != "npu" || npu != m_npu)
+    {
+        throw std::runtime_error("NPU " + std::to_string(m_npu) +
+                                 ": the result received from another rank is malformed");
+    }
+    s.finish = TimeStep(t[0]);
+    s.compute = TimeStep(t[1]);
+    s.exposedComm = TimeStep(t[2]);
+    s.memory = TimeStep(t[3]);
+    s.idle = TimeStep(t[4]);
+    s.commBusy = TimeStep(t[5]);
+    std::vector<TimelineEvent> tl(events);
+    for (auto& e : tl)
+    {
+        int kind = 0;
+        int64_t a = 0;
+        int64_t b = 0;
+        is >> e.nodeId >> kind >> a >> b;
+        e.kind = static_cast<NodeKind>(kind);
+        e.start = TimeStep(a);
+        e.end = TimeStep(b);
+    }
+    if (!is)
+    {
+        throw std::runtime_error("NPU " + std::to_string(m_npu) +
+                                 ": the timeline received from another rank is malformed");
+    }
+    is.get(); // the newline before the error text
+    std::string err(errLen, '\0');
+    is.read(&err[0], std::streamsize(errLen));
+    m_stats = s;
+    m_finished = finished != 0;
+    m_timeline = std::move(tl);
+    m_error = err;
 }
 
 uint32_t
@@ -199,6 +269,13 @@ AstraSimApplication::Fail(const std::string& what)
         m_error = what;
     }
     NS_LOG_ERROR("NPU " << m_npu << ": " << what);
+    if (Distributed::GetSize() > 1)
+    {
+        // the other ranks would wait for this one: stop them all, with the message
+        std::cerr << "error: NPU " << m_npu << " (rank " << Distributed::GetRank() << "): " << what
+                  << std::endl;
+        Distributed::Abort(1);
+    }
     Simulator::Stop();
 }
 

@@ -81,6 +81,19 @@ class AstraSimApplication : public Application
     /// \return the workload graph
     std::shared_ptr<const WorkloadGraph> GetGraph() const;
 
+    /**
+     * Distributed runs: this NPU's results (finished flag, statistics, timeline, error)
+     * as text, for the rank that writes the reports.
+     * \return the text
+     */
+    std::string ExportResult() const;
+    /**
+     * Take over results exported on another rank (ExportResult) for the reports.
+     * Throws std::runtime_error if the text is not such a result.
+     * \param text the text
+     */
+    void ImportResult(const std::string& text);
+
     /// \return compute time of one COMP node (replay or roofline; with p.compat the
     /// reference's rule, see CompatComputeNs, 0 for a skipped node)
     static Time ComputeTime(const WorkloadNode& n, const SystemParams& p);

@@ -34,6 +34,18 @@ constexpr uint64_t kStepMask = (uint64_t(1) << kStepBits) - 1;
 constexpr uint32_t kMaxChunks = 1u << kChunkBits;
 constexpr uint32_t kMaxPhases = 1u << kPhaseBits;
 
+/// FNV-1a: a collective's key, the same on every rank
+uint64_t
+KeyHash(const std::string& key)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : key)
+    {
+        h = (h ^ c) * 1099511628211ull;
+    }
+    return h ? h : 1;
+}
+
 void
 DecodeTag(uint64_t tag, uint32_t& coll, uint32_t& chunk, uint32_t& phase, uint32_t& step)
 {
@@ -382,6 +394,18 @@ SystemContext::RegisterCollective(const std::string& key, bool& created)
         return it->second;
     }
     created = true;
+    uint64_t h = 0;
+    if (m_distributed)
+    {
+        // a collective first met in a message from another rank already has its number
+        h = KeyHash(key);
+        auto k = m_idByKey.find(h);
+        if (k != m_idByKey.end())
+        {
+            m_collIds.emplace(key, k->second);
+            return k->second;
+        }
+    }
     uint32_t id = static_cast<uint32_t>(m_records.size());
     if (id >= (1u << kCollBits))
     {
@@ -389,7 +413,156 @@ SystemContext::RegisterCollective(const std::string& key, bool& created)
     }
     m_collIds.emplace(key, id);
     m_records.emplace_back();
+    if (m_distributed)
+    {
+        m_records.back().key = h;
+        m_idByKey.emplace(h, id);
+    }
     return id;
+}
+
+void
+SystemContext::SetLocalNpus(const std::vector<bool>& local)
+{
+    m_local = local;
+    m_distributed = true;
+}
+
+bool
+SystemContext::IsDistributed() const
+{
+    return m_distributed;
+}
+
+bool
+SystemContext::IsLocalNpu(uint32_t npu) const
+{
+    return !m_distributed || (npu < m_local.size() && m_local[npu]);
+}
+
+uint64_t
+SystemContext::ExportKey(const NetMessage& msg)
+{
+    if (msg.tclass == TrafficClass::POINT_TO_POINT)
+    {
+        return 0; // SEND/RECV tags are the workload's own
+    }
+    const uint32_t coll = static_cast<uint32_t>(msg.tag >> (kStepBits + kPhaseBits + kChunkBits));
+    return coll < m_records.size() ? m_records[coll].key : 0;
+}
+
+void
+SystemContext::ImportKey(NetMessage& msg, uint64_t key)
+{
+    if (key == 0)
+    {
+        return;
+    }
+    uint32_t id;
+    auto it = m_idByKey.find(key);
+    if (it != m_idByKey.end())
+    {
+        id = it->second;
+    }
+    else
+    {
+        // no local member has issued it yet: number it now (its data waits, unclaimed)
+        id = static_cast<uint32_t>(m_records.size());
+        if (id >= (1u << kCollBits))
+        {
+            throw std::runtime_error("too many collectives (limit 2^24)");
+        }
+        m_records.emplace_back();
+        m_records.back().key = key;
+        m_idByKey.emplace(key, id);
+    }
+    constexpr uint32_t shift = kStepBits + kPhaseBits + kChunkBits;
+    msg.tag = (msg.tag & ((uint64_t(1) << shift) - 1)) | (uint64_t(id) << shift);
+}
+
+std::string
+SystemContext::ExportRecords() const
+{
+    std::ostringstream os;
+    for (const auto& r : m_records)
+    {
+        if (r.started == 0)
+        {
+            continue;
+        }
+        os << r.key << " " << int(r.type) << " " << r.bytes << " " << r.members << " "
+           << r.start.GetTimeStep() << " " << r.end.GetTimeStep() << " " << r.started << " "
+           << r.finished << " " << r.issuers.size();
+        for (uint32_t i : r.issuers)
+        {
+            os << " " << i;
+        }
+        os << "\n" << r.name << "\n" << r.group << "\n" << r.placement << "\n";
+    }
+    return os.str();
+}
+
+void
+SystemContext::MergeRecords(const std::vector<std::string>& texts)
+{
+    std::vector<CollectiveRecord> merged;
+    std::unordered_map<uint64_t, size_t> byKey;
+    for (const auto& t : texts)
+    {
+        std::istringstream is(t);
+        CollectiveRecord r;
+        int type = 0;
+        int64_t start = 0;
+        int64_t end = 0;
+        size_t nIssuers = 0;
+        while (is >> r.key >> type >> r.bytes >> r.members >> start >> end >> r.started >>
+               r.finished >> nIssuers)
+        {
+            r.type = static_cast<CollType>(type);
+            r.start = TimeStep(start);
+            r.end = TimeStep(end);
+            r.issuers.assign(nIssuers, 0);
+            for (auto& i : r.issuers)
+            {
+                is >> i;
+            }
+            is.get();
+            std::getline(is, r.name);
+            std::getline(is, r.group);
+            std::getline(is, r.placement);
+            auto it = byKey.find(r.key);
+            if (it == byKey.end())
+            {
+                byKey.emplace(r.key, merged.size());
+                merged.push_back(r);
+                continue;
+            }
+            CollectiveRecord& m = merged[it->second];
+            if (r.start < m.start)
+            {
+                // the earliest issuer's node name and type, as the first member's
+                m.name = r.name;
+                m.type = r.type;
+            }
+            m.start = std::min(m.start, r.start);
+            m.end = std::max(m.end, r.end);
+            m.started += r.started;
+            m.finished += r.finished;
+            m.issuers.insert(m.issuers.end(), r.issuers.begin(), r.issuers.end());
+        }
+    }
+    std::stable_sort(merged.begin(),
+                     merged.end(),
+                     [](const CollectiveRecord& a, const CollectiveRecord& b) {
+                         if (a.start != b.start)
+                         {
+                             return a.start < b.start;
+                         }
+                         const uint32_t ia = a.issuers.empty() ? UINT32_MAX : a.issuers.front();
+                         const uint32_t ib = b.issuers.empty() ? UINT32_MAX : b.issuers.front();
+                         return ia < ib;
+                     });
+    m_records = std::move(merged);
 }
 
 CollectiveRecord&
@@ -713,6 +886,15 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
                           << " here but " << CollTypeName(rec.type)
                           << " on another member (its first member's type is reported)");
     }
+    if (created && m_ctx->IsDistributed())
+    {
+        // members on other ranks: this rank's gate waits for its own members only
+        rec.remote = 0;
+        for (uint32_t npu : *members)
+        {
+            rec.remote += m_ctx->IsLocalNpu(npu) ? 0 : 1;
+        }
+    }
     rec.started++;
     rec.start = std::min(rec.start, Simulator::Now());
     rec.issuers.push_back(m_npu);
@@ -813,7 +995,7 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
     {
         Enqueue(&s);
     }
-    if (rec.started == rec.members && rec.members > 1)
+    if (rec.started + rec.remote == rec.members && rec.members > 1)
     {
         // the last member issued it: the others may now give it a slot
         std::vector<uint32_t> issuers = rec.issuers;
@@ -935,7 +1117,7 @@ AstraSystem::Pump(uint32_t q)
         for (size_t i = 0; i < qu.waiting.size(); ++i)
         {
             const CollectiveRecord& rec = m_ctx->Record(qu.waiting[i]->coll->id);
-            if (rec.started < rec.members && !m_compat)
+            if (rec.started + rec.remote < rec.members && !m_compat)
             {
                 continue;
             }

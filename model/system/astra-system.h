@@ -56,6 +56,8 @@ struct CollectiveRecord
     uint32_t started{0};           //!< members that issued it
     uint32_t finished{0};          //!< members that finished it
     std::vector<uint32_t> issuers; //!< NPUs that issued it, in order
+    uint32_t remote{0};            //!< distributed runs: members on other ranks
+    uint64_t key{0};               //!< distributed runs: rank-independent key
 };
 
 /**
@@ -65,7 +67,7 @@ struct CollectiveRecord
  * registry (the k-th collective an NPU issues on a group is the same
  * collective on every member).
  */
-class SystemContext : public Object, public MessageSink
+class SystemContext : public Object, public MessageSink, public DistributedMessageCodec
 {
   public:
     /**
@@ -222,6 +224,36 @@ class SystemContext : public Object, public MessageSink
     /// \return messages handed to the backend
     uint64_t GetMessagesSent() const;
 
+    /**
+     * Distributed runs: only the NPUs flagged local run here (the others run on other
+     * ranks). A collective's slot gate counts the members on other ranks as issued
+     * (each rank gates on its own members; cross-rank progress is carried by the
+     * messages, whose collective travels as a rank-independent key: ExportKey).
+     * \param local per NPU: runs on this rank
+     */
+    void SetLocalNpus(const std::vector<bool>& local);
+    /// \return true if npu runs on this rank (always true unless SetLocalNpus) \param npu
+    bool IsLocalNpu(uint32_t npu) const;
+    /// \return true after SetLocalNpus
+    bool IsDistributed() const;
+
+    uint64_t ExportKey(const NetMessage& msg) override;
+    void ImportKey(NetMessage& msg, uint64_t key) override;
+
+    /**
+     * Distributed runs: this rank's collective records as text (one line each, with
+     * their keys; records no local member issued are left out), for MergeRecords.
+     * \return the text
+     */
+    std::string ExportRecords() const;
+    /**
+     * Replace the records with the merge of every rank's ExportRecords (rank 0, for the
+     * reports): a collective's start is the earliest, its end the latest, issuers and
+     * finishers add up; collectives are numbered by start, then first issuer.
+     * \param texts ExportRecords of every rank
+     */
+    void MergeRecords(const std::vector<std::string>& texts);
+
     /// Trace signature of MessageSent.
     typedef void (*MessageTracedCallback)(const NetMessage& msg);
 
@@ -238,6 +270,9 @@ class SystemContext : public Object, public MessageSink
     std::shared_ptr<const std::vector<uint32_t>> m_world;
     std::unordered_map<std::string, uint32_t> m_collIds;
     std::vector<CollectiveRecord> m_records;
+    std::vector<bool> m_local;                        //!< distributed: NPU runs here
+    bool m_distributed{false};                        //!< SetLocalNpus was called
+    std::unordered_map<uint64_t, uint32_t> m_idByKey; //!< distributed: key -> collective id
     uint64_t m_sent{0};
     bool m_batching{true};                //!< EventBatching attribute
     bool m_useFixedTimes{true};           //!< FixedTimeShortcuts attribute

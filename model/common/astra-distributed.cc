@@ -1,0 +1,240 @@
+#include "astra-distributed.h"
+
+#include "astra-diagnostics.h"
+
+#include "ns3/global-value.h"
+#include "ns3/string.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#ifdef NS3_MPI
+#include "ns3/mpi-interface.h"
+
+#include <mpi.h>
+#endif
+
+namespace ns3
+{
+namespace astra
+{
+
+bool
+Distributed::IsAvailable()
+{
+#ifdef NS3_MPI
+    return true;
+#else
+    return false;
+#endif
+}
+
+#ifdef NS3_MPI
+
+namespace
+{
+/// an input error thrown after Enable ends the program without Disable: finalize MPI then
+void
+FinalizeAtExit()
+{
+    if (MpiInterface::IsEnabled())
+    {
+        MpiInterface::Disable();
+    }
+}
+} // namespace
+
+void
+Distributed::Enable(int* argc, char*** argv, bool nullMessage)
+{
+    static bool registered = false;
+    if (!registered)
+    {
+        registered = true;
+        std::atexit(&FinalizeAtExit);
+    }
+    GlobalValue::Bind("SimulatorImplementationType",
+                      StringValue(nullMessage ? "ns3::NullMessageSimulatorImpl"
+                                              : "ns3::DistributedSimulatorImpl"));
+    MpiInterface::Enable(argc, argv);
+}
+
+bool
+Distributed::IsEnabled()
+{
+    return MpiInterface::IsEnabled();
+}
+
+uint32_t
+Distributed::GetRank()
+{
+    return MpiInterface::IsEnabled() ? MpiInterface::GetSystemId() : 0;
+}
+
+uint32_t
+Distributed::GetSize()
+{
+    return MpiInterface::IsEnabled() ? MpiInterface::GetSize() : 1;
+}
+
+void
+Distributed::Disable()
+{
+    if (MpiInterface::IsEnabled())
+    {
+        MpiInterface::Disable();
+    }
+}
+
+std::vector<std::string>
+Distributed::Gather(const std::string& mine)
+{
+    if (!MpiInterface::IsEnabled())
+    {
+        return {mine};
+    }
+    MPI_Comm comm = MpiInterface::GetCommunicator();
+    const int size = int(MpiInterface::GetSize());
+    const int rank = int(MpiInterface::GetSystemId());
+    int len = int(mine.size());
+    std::vector<int> lens(size_t(size), 0);
+    MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm);
+    std::vector<int> displs(size_t(size), 0);
+    int total = 0;
+    for (int r = 0; r < size; ++r)
+    {
+        displs[size_t(r)] = total;
+        total += lens[size_t(r)];
+    }
+    std::vector<char> all(size_t(rank == 0 ? std::max(total, 1) : 1));
+    MPI_Gatherv(mine.data(),
+                len,
+                MPI_CHAR,
+                all.data(),
+                lens.data(),
+                displs.data(),
+                MPI_CHAR,
+                0,
+                comm);
+    std::vector<std::string> out;
+    if (rank == 0)
+    {
+        for (int r = 0; r < size; ++r)
+        {
+            out.emplace_back(all.data() + displs[size_t(r)], size_t(lens[size_t(r)]));
+        }
+    }
+    return out;
+}
+
+uint64_t
+Distributed::AllReduceSum(uint64_t v)
+{
+    if (!MpiInterface::IsEnabled())
+    {
+        return v;
+    }
+    unsigned long long in = v;
+    unsigned long long out = 0;
+    MPI_Allreduce(&in, &out, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MpiInterface::GetCommunicator());
+    return out;
+}
+
+uint64_t
+Distributed::AllReduceMax(uint64_t v)
+{
+    if (!MpiInterface::IsEnabled())
+    {
+        return v;
+    }
+    unsigned long long in = v;
+    unsigned long long out = 0;
+    MPI_Allreduce(&in, &out, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MpiInterface::GetCommunicator());
+    return out;
+}
+
+void
+Distributed::Barrier()
+{
+    if (MpiInterface::IsEnabled())
+    {
+        MPI_Barrier(MpiInterface::GetCommunicator());
+    }
+}
+
+void
+Distributed::Abort(int status)
+{
+    if (MpiInterface::IsEnabled())
+    {
+        MPI_Abort(MpiInterface::GetCommunicator(), status);
+    }
+    std::exit(status);
+}
+
+#else // no MPI in this build: one process
+
+void
+Distributed::Enable(int*, char***, bool)
+{
+    throw InputError("this build of astra-sim has no MPI: distributed runs need the module built "
+                     "in an ns-3 tree configured with --enable-mpi (doc/distributed.rst); "
+                     "run without --mpi for a single-process run");
+}
+
+bool
+Distributed::IsEnabled()
+{
+    return false;
+}
+
+uint32_t
+Distributed::GetRank()
+{
+    return 0;
+}
+
+uint32_t
+Distributed::GetSize()
+{
+    return 1;
+}
+
+void
+Distributed::Disable()
+{
+}
+
+std::vector<std::string>
+Distributed::Gather(const std::string& mine)
+{
+    return {mine};
+}
+
+uint64_t
+Distributed::AllReduceSum(uint64_t v)
+{
+    return v;
+}
+
+uint64_t
+Distributed::AllReduceMax(uint64_t v)
+{
+    return v;
+}
+
+void
+Distributed::Barrier()
+{
+}
+
+void
+Distributed::Abort(int status)
+{
+    std::exit(status);
+}
+
+#endif
+
+} // namespace astra
+} // namespace ns3

@@ -1,0 +1,76 @@
+/*
+ * Distributed runs on ns-3's MPI engine: a thin layer over ns-3's MpiInterface
+ * that also builds without it (Debian's ns-3 has no mpi module): there, the
+ * process is the only rank and Enable() is an input error saying so.
+ */
+
+#ifndef ASTRA_DISTRIBUTED_H
+#define ASTRA_DISTRIBUTED_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+namespace astra
+{
+
+/**
+ * \ingroup astra-sim
+ * This process's place in a distributed (MPI) run.
+ *
+ * \code
+ * if (useMpi) { Distributed::Enable(&argc, &argv); }   // before the simulator is used
+ * ... build: fabric.GetRdmaHelper().SetDistributed(Distributed::GetRank()) ...
+ * Simulator::Run();
+ * auto all = Distributed::Gather(myReport);             // rank 0 gets every rank's text
+ * Distributed::Disable();
+ * \endcode
+ */
+class Distributed
+{
+  public:
+    /// \return true if this build has ns-3's mpi module (an ns-3 tree with --enable-mpi)
+    static bool IsAvailable();
+
+    /**
+     * Start MPI and select ns-3's distributed simulator (granted-time windows, or the
+     * null-message one). Call before anything uses the Simulator. Throws
+     * astra::InputError if the build has no MPI.
+     * \param argc main's argc
+     * \param argv main's argv
+     * \param nullMessage use ns3::NullMessageSimulatorImpl instead of
+     *        ns3::DistributedSimulatorImpl
+     */
+    static void Enable(int* argc, char*** argv, bool nullMessage = false);
+    /// \return true between Enable and Disable
+    static bool IsEnabled();
+    /// \return this process's rank (0 when not enabled)
+    static uint32_t GetRank();
+    /// \return the number of ranks (1 when not enabled)
+    static uint32_t GetSize();
+    /// End MPI (after Simulator::Destroy); no-op when not enabled.
+    static void Disable();
+
+    /**
+     * Collect one text per rank on rank 0 (a collective call: every rank calls it).
+     * \param mine this rank's text
+     * \return on rank 0 the texts of ranks 0..N-1; elsewhere an empty vector. Not
+     *         enabled: {mine}.
+     */
+    static std::vector<std::string> Gather(const std::string& mine);
+    /// \return the sum over ranks (every rank gets it) \param v this rank's value
+    static uint64_t AllReduceSum(uint64_t v);
+    /// \return the maximum over ranks (every rank gets it) \param v this rank's value
+    static uint64_t AllReduceMax(uint64_t v);
+    /// Wait for every rank (no-op when not enabled).
+    static void Barrier();
+    /// Stop every rank at once after a fatal error on this one \param status exit status
+    [[noreturn]] static void Abort(int status);
+};
+
+} // namespace astra
+} // namespace ns3
+
+#endif /* ASTRA_DISTRIBUTED_H */

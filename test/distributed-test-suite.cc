@@ -1,0 +1,571 @@
+/*
+ * Distributed-run building blocks that work in every build (astra-sim-distributed):
+ * a message's user tag, immediate data, length and post time reach the responder in
+ * the frame (no pointer to the requester's objects); a QP to a host of another system
+ * opens the local end only and the peer opens its end from the first frame (passive
+ * open) with the same timing as an eager connection; the topology partition policies
+ * (scale-up, leaf, pod) and the cut report; and, without ns-3's mpi module, asking for
+ * MPI is an input error. In an MPI build (NS3_MPI) the remote channel's frame encoding
+ * is checked too.
+ */
+
+#include "ns3/astra-diagnostics.h"
+#include "ns3/astra-distributed.h"
+#include "ns3/astra-fabric-helper.h"
+#include "ns3/astra-sim-scenario.h"
+#include "ns3/config.h"
+#include "ns3/network-backend-factory.h"
+#include "ns3/node.h"
+#include "ns3/rdma-channel.h"
+#include "ns3/rdma-congestion-ops.h"
+#include "ns3/rdma-helper.h"
+#include "ns3/rdma-host-stack.h"
+#include "ns3/rdma-net-device.h"
+#include "ns3/simulator.h"
+#include "ns3/test.h"
+#include "ns3/topology.h"
+#include "ns3/workload-generator.h"
+
+#ifdef NS3_MPI
+#include "ns3/rdma-remote-channel.h"
+#endif
+
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+using namespace ns3::astra;
+
+namespace
+{
+
+/// Completions of the QPs it owns (and of passively opened ends, as a listener).
+class Recorder : public RdmaQpConsumer
+{
+  public:
+    std::vector<RdmaMessageInfo> rx; //!< responder completions
+    std::vector<RdmaMessageInfo> tx; //!< requester completions
+
+    void RxComplete(RdmaQueuePair&, const RdmaMessageInfo& info) override
+    {
+        rx.push_back(info);
+    }
+
+    void TxComplete(RdmaQueuePair&, const RdmaMessageInfo& info) override
+    {
+        tx.push_back(info);
+    }
+};
+
+/// Two hosts on one cable, host 1 on system id `sys1`.
+struct TwoHosts
+{
+    Ptr<RdmaHostDirectory> dir = CreateObject<RdmaHostDirectory>();
+    Ptr<RdmaHostStack> s[2];
+    Ptr<RdmaNetDevice> d[2];
+
+    explicit TwoHosts(uint32_t sys1)
+    {
+        for (uint32_t i = 0; i < 2; ++i)
+        {
+            Ptr<Node> n = CreateObject<Node>(i == 0 ? 0 : sys1);
+            s[i] = CreateObject<RdmaHostStack>();
+            n->AggregateObject(s[i]);
+            s[i]->SetHostIndex(i);
+            s[i]->SetDirectory(dir);
+            d[i] = CreateObject<RdmaNetDevice>();
+            d[i]->SetDataRate(DataRate("100Gbps"));
+            d[i]->SetAddress(Mac48Address::Allocate());
+            n->AddDevice(d[i]);
+        }
+        Ptr<RdmaChannel> ch = CreateObject<RdmaChannel>();
+        ch->SetDelay(MicroSeconds(1));
+        d[0]->Attach(ch);
+        d[1]->Attach(ch);
+        s[0]->AddPort(d[0]);
+        s[1]->AddPort(d[1]);
+    }
+};
+
+/// A frame's model-only fields, rewritten at the sender's port.
+struct Rewriter
+{
+    uint32_t lastFrames{0}; //!< frames carrying message fields
+    uint32_t frames{0};     //!< data frames
+
+    void Dequeue(Ptr<RdmaNetDevice>, RdmaQueuedFrame& f)
+    {
+        if (f.meta.payload == 0 && f.meta.msgBytes == 0)
+        {
+            return;
+        }
+        ++frames;
+        if (f.meta.msgBytes != 0)
+        {
+            ++lastFrames;
+            f.meta.immTag += 1000; // what the responder reports must be what the frame says
+            f.meta.msgUser ^= 0xFF;
+        }
+    }
+};
+
+class FrameCarriesMessageTestCase : public TestCase
+{
+  public:
+    FrameCarriesMessageTestCase()
+        : TestCase("The responder learns tag, immediate data, length and post time from the "
+                   "frame")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Config::SetDefault("ns3::RdmaHostStack::CongestionControl",
+                           TypeIdValue(RdmaCcNone::GetTypeId()));
+        TwoHosts net(0);
+        Recorder rec;
+        Rewriter rw;
+        net.d[0]->SetDequeueHandler(MakeCallback(&Rewriter::Dequeue, &rw));
+        Ptr<RdmaQueuePair> qp = net.s[0]->GetOrCreateQp(1, 255, 0, &rec);
+        Simulator::Schedule(MicroSeconds(3), [&]() {
+            net.s[0]->PostWrite(qp, 5500, 7, 0x1234);
+            net.s[0]->PostSend(qp, 700, 8, 0x42);
+        });
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(rec.rx.size(), 2u, "two messages delivered");
+        NS_TEST_ASSERT_MSG_EQ(rec.tx.size(), 2u, "two acknowledged");
+        NS_TEST_ASSERT_MSG_EQ(rw.frames, 7u, "6 + 1 data frames");
+        NS_TEST_ASSERT_MSG_EQ(rw.lastFrames, 2u, "only a message's last frame carries it");
+        NS_TEST_ASSERT_MSG_EQ(rec.rx[0].tag, 1007u, "tag as rewritten in the frame");
+        NS_TEST_ASSERT_MSG_EQ(rec.rx[0].user, (0x1234u ^ 0xFFu), "immediate data from the frame");
+        NS_TEST_ASSERT_MSG_EQ(rec.rx[0].bytes, 5500u, "length");
+        NS_TEST_ASSERT_MSG_EQ(rec.rx[0].start, MicroSeconds(3), "post time");
+        NS_TEST_ASSERT_MSG_EQ((int)rec.rx[0].kind, (int)RdmaMsgKind::WRITE, "WRITE");
+        NS_TEST_ASSERT_MSG_EQ(rec.rx[1].tag, 1008u, "second message's tag");
+        NS_TEST_ASSERT_MSG_EQ((int)rec.rx[1].kind, (int)RdmaMsgKind::SEND, "SEND");
+        NS_TEST_ASSERT_MSG_EQ(rec.rx[1].msgId, 1u, "message sequence");
+        NS_TEST_ASSERT_MSG_EQ(rec.tx[0].tag, 7u, "the requester keeps its own record");
+        NS_TEST_ASSERT_MSG_EQ(rec.tx[0].user, 0x1234u, "and its immediate data");
+        Simulator::Destroy();
+    }
+};
+
+class PassiveOpenTestCase : public TestCase
+{
+  public:
+    PassiveOpenTestCase()
+        : TestCase("A QP to a host of another system opens there from its first frame, same "
+                   "times as an eager connection")
+    {
+    }
+
+  private:
+    /// run: messages a->b and back; \return completion times (rx then tx, both hosts)
+    std::vector<Time> Run(bool distributed, uint32_t& qpsAtB, uint32_t& peerQpnOk)
+    {
+        TwoHosts net(distributed ? 1 : 0);
+        Recorder rec;
+        if (distributed)
+        {
+            net.dir->SetLocalSystem(0);
+            net.s[1]->SetListener(&rec);
+        }
+        Ptr<RdmaQueuePair> qp = net.s[0]->GetOrCreateQp(1, 255, 0, &rec);
+        qpsAtB = net.s[1]->GetNQps();
+        net.s[0]->PostWrite(qp, 20000, 1, 11);
+        net.s[0]->PostWrite(qp, 3000, 2, 22);
+        Simulator::Run();
+        peerQpnOk = net.s[1]->GetNQps() == 1 && qp->GetPeerQpn() == net.s[1]->GetQp(16)->GetQpn() &&
+                            net.s[1]->GetQp(16)->GetPeerQpn() == qp->GetQpn()
+                        ? 1
+                        : 0;
+        std::vector<Time> t;
+        for (const auto& i : rec.rx)
+        {
+            t.push_back(i.end);
+            t.push_back(TimeStep(int64_t(i.tag * 1000 + i.user)));
+        }
+        for (const auto& i : rec.tx)
+        {
+            t.push_back(i.end);
+        }
+        Simulator::Destroy();
+        return t;
+    }
+
+    void DoRun() override
+    {
+        Config::SetDefault("ns3::RdmaHostStack::CongestionControl",
+                           TypeIdValue(RdmaCcNone::GetTypeId()));
+        uint32_t qpsEager = 0;
+        uint32_t qpsPassive = 0;
+        uint32_t okEager = 0;
+        uint32_t okPassive = 0;
+        std::vector<Time> eager = Run(false, qpsEager, okEager);
+        std::vector<Time> passive = Run(true, qpsPassive, okPassive);
+        NS_TEST_ASSERT_MSG_EQ(qpsEager, 1u, "eager: both ends at once");
+        NS_TEST_ASSERT_MSG_EQ(qpsPassive, 0u, "other system: no end opened there yet");
+        NS_TEST_ASSERT_MSG_EQ(okEager, 1u, "eager ends know each other");
+        NS_TEST_ASSERT_MSG_EQ(okPassive, 1u, "passive ends learnt each other's QP number");
+        NS_TEST_ASSERT_MSG_EQ(eager.size(), 6u, "2 deliveries (time, tag/imm), 2 ACKed");
+        NS_TEST_ASSERT_MSG_EQ(passive.size(), eager.size(), "same completions");
+        for (size_t i = 0; i < eager.size() && i < passive.size(); ++i)
+        {
+            NS_TEST_ASSERT_MSG_EQ(passive[i], eager[i], "completion " << i);
+        }
+    }
+};
+
+/// System ids of all topology nodes of an installed fabric.
+std::vector<uint32_t>
+SystemIds(const AstraFabricHelper& f, const Topology& t)
+{
+    std::vector<uint32_t> s;
+    for (uint32_t i = 0; i < t.GetNodeCount(); ++i)
+    {
+        s.push_back(f.GetSystemId(i));
+    }
+    return s;
+}
+
+/// Cut links counted directly from the system ids.
+uint32_t
+CountCut(const Topology& t, const std::vector<uint32_t>& s)
+{
+    uint32_t n = 0;
+    for (const auto& l : t.GetLinks())
+    {
+        n += s[l.a] != s[l.b] ? 1 : 0;
+    }
+    return n;
+}
+
+class PartitionTestCase : public TestCase
+{
+  public:
+    PartitionTestCase()
+        : TestCase("Partition policies keep scale-up domains, leaves and pods together; cut "
+                   "report")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        {
+            // Switch 4 x Ring 4: four servers; scale-up over 2 systems: servers {0,1} | {2,3}
+            auto topo = std::make_shared<Topology>(Topology::FromDimensions(
+                {{DimType::SWITCH, 4, 400, 100}, {DimType::RING, 4, 50, 700}}));
+            AstraFabricHelper fabric;
+            fabric.SetPartition("scale-up", 2);
+            fabric.Install(topo);
+            const auto sys = SystemIds(fabric, *topo);
+            uint32_t bad = 0;
+            for (uint32_t g = 0; g < 16; ++g)
+            {
+                bad += sys[g] == (g / 4) / 2 ? 0 : 1;
+                bad += sys[topo->GetAttachSwitch(g, 0)] == sys[g] ? 0 : 1;
+            }
+            NS_TEST_ASSERT_MSG_EQ(bad, 0u, "a server and its switch on one system, 2 + 2");
+            const FabricCut& cut = fabric.GetCut();
+            // each of the 4 dim-1 rings (0-1-2-3-0 over servers) crosses at 1-2 and 3-0
+            NS_TEST_ASSERT_MSG_EQ(cut.links.size(), 8u, "cut links (closed form)");
+            NS_TEST_ASSERT_MSG_EQ(CountCut(*topo, sys), 8u, "cut links (from the system ids)");
+            NS_TEST_ASSERT_MSG_EQ(cut.lookahead, NanoSeconds(700), "lookahead = ring latency");
+            NS_TEST_ASSERT_MSG_EQ(cut.npusPerSystem[0], 8u, "8 NPUs on system 0");
+            NS_TEST_ASSERT_MSG_EQ(cut.npusPerSystem[1], 8u, "8 NPUs on system 1");
+            NS_TEST_ASSERT_MSG_EQ(cut.linksPerSystem[1], 8u, "every cut link ends on system 1");
+            const std::string rep = fabric.DescribePartition();
+            NS_TEST_ASSERT_MSG_NE(rep.find("cut 8 link(s), lookahead 700 ns"),
+                                  std::string::npos,
+                                  rep);
+            NS_TEST_ASSERT_MSG_NE(rep.find("system 1: 8 NPUs, 10 nodes"), std::string::npos, rep);
+            Simulator::Destroy();
+        }
+        {
+            // fat-tree k = 4, pods over 2 systems: pods 0,1 | 2,3; only core links are cut
+            auto topo = std::make_shared<Topology>(
+                Topology::FromDimensions({FatTreeDimension(4, 50, 100, 1, 300)}));
+            AstraFabricHelper fabric;
+            fabric.SetPartition("pod", 2);
+            fabric.Install(topo);
+            const auto sys = SystemIds(fabric, *topo);
+            uint32_t bad = 0;
+            for (uint32_t g = 0; g < 16; ++g)
+            {
+                bad += sys[g] == (g / 4) / 2 ? 0 : 1;
+            }
+            NS_TEST_ASSERT_MSG_EQ(bad, 0u, "pods of 4 hosts, 2 per system");
+            uint32_t nonCore = 0;
+            for (uint32_t l : fabric.GetCut().links)
+            {
+                const TopoLink& tl = topo->GetLinks()[l];
+                nonCore += topo->GetSwitchTier(tl.a) == SwitchTier::CORE ||
+                                   topo->GetSwitchTier(tl.b) == SwitchTier::CORE
+                               ? 0
+                               : 1;
+            }
+            NS_TEST_ASSERT_MSG_EQ(nonCore, 0u, "edges and aggregations stay with their pod");
+            NS_TEST_ASSERT_MSG_GT(fabric.GetCut().links.size(), 0u, "cores are shared");
+            NS_TEST_ASSERT_MSG_EQ(fabric.GetCut().links.size(), CountCut(*topo, sys), "count");
+            NS_TEST_ASSERT_MSG_EQ(fabric.GetCut().lookahead, NanoSeconds(300), "uplink latency");
+            Simulator::Destroy();
+        }
+        {
+            // Clos of 8 hosts, 2 per leaf, 2 spines: leaf policy over 4 systems, NPU g -> g / 2
+            auto topo = std::make_shared<Topology>(
+                Topology::FromDimensions({ClosDimension(8, 2, 2, 50, 100, 50, 250)}));
+            AstraFabricHelper fabric;
+            fabric.SetPartition("leaf", 4);
+            fabric.Install(topo);
+            const auto sys = SystemIds(fabric, *topo);
+            uint32_t bad = 0;
+            for (uint32_t g = 0; g < 8; ++g)
+            {
+                bad += sys[g] == g / 2 ? 0 : 1;
+                bad += sys[topo->GetAttachSwitch(g, 0)] == g / 2 ? 0 : 1;
+            }
+            NS_TEST_ASSERT_MSG_EQ(bad, 0u, "a leaf with its hosts");
+            // 8 leaf-spine links; a spine sits with one leaf: 2 spines x 3 other leaves
+            NS_TEST_ASSERT_MSG_EQ(fabric.GetCut().links.size(), 6u, "leaf-spine links cut");
+            NS_TEST_ASSERT_MSG_EQ(fabric.GetCut().lookahead, NanoSeconds(250), "lookahead");
+            Simulator::Destroy();
+        }
+        {
+            // a single ring is one scale-up domain: cannot be split in two
+            auto topo =
+                std::make_shared<Topology>(Topology::FromDimensions({{DimType::RING, 8, 50, 500}}));
+            AstraFabricHelper fabric;
+            fabric.SetPartition("scale-up", 2);
+            bool thrown = false;
+            try
+            {
+                fabric.Install(topo);
+            }
+            catch (const InputError& e)
+            {
+                thrown = std::string(e.what()).find("1 group(s)") != std::string::npos;
+            }
+            NS_TEST_ASSERT_MSG_EQ(thrown, true, "fewer groups than systems is an input error");
+            Simulator::Destroy();
+        }
+        {
+            // ComputeCut of a hand assignment: smallest delay of the cut links
+            auto topo =
+                std::make_shared<Topology>(Topology::FromDimensions({{DimType::RING, 4, 50, 500}}));
+            const FabricCut none = AstraFabricHelper::ComputeCut(*topo, {0, 0, 0, 0}, 1);
+            NS_TEST_ASSERT_MSG_EQ(none.links.size(), 0u, "no cut");
+            NS_TEST_ASSERT_MSG_EQ(none.lookahead, Time::Max(), "no lookahead bound");
+            const FabricCut two = AstraFabricHelper::ComputeCut(*topo, {0, 1, 1, 0}, 2);
+            NS_TEST_ASSERT_MSG_EQ(two.links.size(), 2u, "0-1 and 2-3");
+            NS_TEST_ASSERT_MSG_EQ(two.lookahead, NanoSeconds(500), "ring latency");
+        }
+        bool thrown = false;
+        try
+        {
+            AstraFabricHelper().SetPartition("pods", 2);
+        }
+        catch (const InputError& e)
+        {
+            thrown = std::string(e.what()).find("scale-up, leaf, pod") != std::string::npos;
+        }
+        NS_TEST_ASSERT_MSG_EQ(thrown, true, "unknown policy names the known ones");
+    }
+};
+
+class MpiAvailabilityTestCase : public TestCase
+{
+  public:
+    MpiAvailabilityTestCase()
+        : TestCase("Without ns-3's mpi module, asking for MPI is an input error; with it, frames "
+                   "cross ranks whole")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        NS_TEST_ASSERT_MSG_EQ(Distributed::GetRank(), 0u, "not enabled: rank 0");
+        NS_TEST_ASSERT_MSG_EQ(Distributed::GetSize(), 1u, "not enabled: one rank");
+        NS_TEST_ASSERT_MSG_EQ(Distributed::Gather("x").size(), 1u, "gather of one");
+        NS_TEST_ASSERT_MSG_EQ(RdmaHelper::HasRemoteChannel(), Distributed::IsAvailable(), "same");
+        if (!Distributed::IsAvailable())
+        {
+            bool thrown = false;
+            try
+            {
+                int argc = 0;
+                char** argv = nullptr;
+                Distributed::Enable(&argc, &argv);
+            }
+            catch (const InputError& e)
+            {
+                thrown = std::string(e.what()).find("no MPI") != std::string::npos;
+            }
+            NS_TEST_ASSERT_MSG_EQ(thrown, true, "Enable says the build has no MPI");
+            thrown = false;
+            try
+            {
+                RdmaHelper().SetDistributed(0);
+            }
+            catch (const InputError& e)
+            {
+                thrown = std::string(e.what()).find("no MPI") != std::string::npos;
+            }
+            NS_TEST_ASSERT_MSG_EQ(thrown, true, "so does a distributed fabric");
+        }
+#ifdef NS3_MPI
+        RdmaQueuedFrame f;
+        f.meta.opcode = RoceOpcode::WRITE_LAST;
+        f.meta.psn = 0x123456;
+        f.meta.immTag = 77;
+        f.meta.msgPostTs = 123456789;
+        f.meta.intHops = 2;
+        f.meta.intStack[1].qlenBytes = 4321;
+        f.meta.frameBytes = 1100;
+        RdmaQueuedFrame g;
+        NS_TEST_ASSERT_MSG_EQ(RdmaRemoteChannel::Decode(RdmaRemoteChannel::Encode(f), g),
+                              true,
+                              "decoded");
+        NS_TEST_ASSERT_MSG_EQ(g.meta.psn, 0x123456u, "PSN");
+        NS_TEST_ASSERT_MSG_EQ(g.meta.immTag, 77u, "tag");
+        NS_TEST_ASSERT_MSG_EQ(g.meta.msgPostTs, 123456789, "post time");
+        NS_TEST_ASSERT_MSG_EQ(g.meta.intStack[1].qlenBytes, 4321u, "INT");
+        NS_TEST_ASSERT_MSG_EQ(g.packet, nullptr, "lazy frame stays lazy");
+        f.packet = Create<Packet>(1100);
+        NS_TEST_ASSERT_MSG_EQ(RdmaRemoteChannel::Decode(RdmaRemoteChannel::Encode(f), g),
+                              true,
+                              "decoded with bytes");
+        NS_TEST_ASSERT_MSG_EQ(g.packet ? g.packet->GetSize() : 0, 1100u, "frame bytes");
+        NS_TEST_ASSERT_MSG_EQ(RdmaRemoteChannel::Decode(Create<Packet>(500), g),
+                              false,
+                              "not a frame");
+#endif
+    }
+};
+
+class SystemAcrossRanksTestCase : public TestCase
+{
+  public:
+    SystemAcrossRanksTestCase()
+        : TestCase("System layer across ranks: collective keys map to local numbers, records "
+                   "merge, NPU results travel as text")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto topo =
+            std::make_shared<Topology>(Topology::FromDimensions({{DimType::RING, 8, 50, 500}}));
+        // an 8-NPU all-reduce, single process: results to carry over
+        AstraSimScenario sc;
+        sc.SetTopology(topo);
+        sc.SetSystemParams(SystemParams());
+        sc.SetWorkloads(MakeCollectiveWorkload(8, CollType::ALL_REDUCE, 1 << 20));
+        sc.SetBackend("analytical");
+        sc.Build();
+        NS_TEST_ASSERT_MSG_EQ(sc.Run(), 0, "run");
+        Ptr<AstraSimApplication> a3 = sc.GetApps()[3];
+        const std::string text = a3->ExportResult();
+        Ptr<AstraSimApplication> copy = CreateObject<AstraSimApplication>();
+        copy->Setup(3, sc.GetContext(), a3->GetGraph());
+        NS_TEST_ASSERT_MSG_EQ(copy->IsFinished(), false, "fresh copy");
+        copy->ImportResult(text);
+        NS_TEST_ASSERT_MSG_EQ(copy->IsFinished(), true, "finished travels");
+        NS_TEST_ASSERT_MSG_EQ(copy->GetStats().finish, a3->GetStats().finish, "finish time");
+        NS_TEST_ASSERT_MSG_EQ(copy->GetStats().exposedComm, a3->GetStats().exposedComm, "comm");
+        NS_TEST_ASSERT_MSG_EQ(copy->GetStats().nodes, a3->GetStats().nodes, "nodes");
+        NS_TEST_ASSERT_MSG_EQ(copy->GetTimeline().size(), a3->GetTimeline().size(), "timeline");
+        NS_TEST_ASSERT_MSG_GT(copy->GetTimeline().size(), 0u, "a timeline at all");
+        NS_TEST_ASSERT_MSG_EQ(copy->GetTimeline().back().end,
+                              a3->GetTimeline().back().end,
+                              "timeline event end");
+        bool thrown = false;
+        try
+        {
+            Ptr<AstraSimApplication> other = CreateObject<AstraSimApplication>();
+            other->Setup(4, sc.GetContext(), a3->GetGraph());
+            other->ImportResult(text);
+        }
+        catch (const std::runtime_error&)
+        {
+            thrown = true;
+        }
+        NS_TEST_ASSERT_MSG_EQ(thrown, true, "another NPU's result is refused");
+        sc.Destroy();
+
+        // two ranks' records of collectives (keys 5 and 7) merge into one table
+        Ptr<SystemContext> ctx = CreateObject<SystemContext>();
+        ctx->Setup(NetworkBackendFactory::Create("analytical", topo, false),
+                   topo->GetDimensions(),
+                   SystemParams());
+        const std::string rank0 = "5 0 1024 8 100 900 4 4 4 0 1 2 3\nar\n\nALL_REDUCE@dim0:ring\n";
+        const std::string rank1 = "7 0 64 2 20 30 1 1 1 6\nsmall\ng\nx\n"
+                                  "5 0 1024 8 50 1000 4 4 4 4 5 6 7\nar\n\nALL_REDUCE@dim0:ring\n";
+        ctx->MergeRecords({rank0, rank1});
+        const auto& recs = ctx->GetRecords();
+        NS_TEST_ASSERT_MSG_EQ(recs.size(), 2u, "two collectives");
+        NS_TEST_ASSERT_MSG_EQ(recs[0].key, 7u, "numbered by start: key 7 (20) first");
+        NS_TEST_ASSERT_MSG_EQ(recs[0].group, "g", "group");
+        NS_TEST_ASSERT_MSG_EQ(recs[1].start, TimeStep(50), "earliest start over ranks");
+        NS_TEST_ASSERT_MSG_EQ(recs[1].end, TimeStep(1000), "latest end over ranks");
+        NS_TEST_ASSERT_MSG_EQ(recs[1].started, 8u, "issuers add up");
+        NS_TEST_ASSERT_MSG_EQ(recs[1].finished, 8u, "finishers add up");
+        NS_TEST_ASSERT_MSG_EQ(recs[1].issuers.size(), 8u, "issuer list");
+        NS_TEST_ASSERT_MSG_EQ(recs[1].placement, "ALL_REDUCE@dim0:ring", "placement");
+
+        // keys: a message from another rank gets this rank's number for its collective
+        std::vector<bool> local(8, false);
+        for (uint32_t i = 0; i < 4; ++i)
+        {
+            local[i] = true;
+        }
+        Ptr<SystemContext> c2 = CreateObject<SystemContext>();
+        c2->Setup(NetworkBackendFactory::Create("analytical", topo, false),
+                  topo->GetDimensions(),
+                  SystemParams());
+        c2->SetLocalNpus(local);
+        NS_TEST_ASSERT_MSG_EQ(c2->IsLocalNpu(3), true, "NPU 3 here");
+        NS_TEST_ASSERT_MSG_EQ(c2->IsLocalNpu(4), false, "NPU 4 elsewhere");
+        const uint64_t low = (uint64_t(1) << 40) - 1;
+        NetMessage m;
+        m.tclass = TrafficClass::COLLECTIVE;
+        m.tag = (uint64_t(9) << 40) | 12345; // the sender's number 9
+        c2->ImportKey(m, 0xABCDEF);
+        NS_TEST_ASSERT_MSG_EQ((m.tag >> 40), 0u, "first collective met here: number 0");
+        NS_TEST_ASSERT_MSG_EQ((m.tag & low), 12345u, "chunk, phase and step kept");
+        m.tag = (uint64_t(3) << 40) | 7;
+        c2->ImportKey(m, 0x123);
+        NS_TEST_ASSERT_MSG_EQ((m.tag >> 40), 1u, "another key: number 1");
+        m.tag = (uint64_t(77) << 40) | 7;
+        c2->ImportKey(m, 0xABCDEF);
+        NS_TEST_ASSERT_MSG_EQ((m.tag >> 40), 0u, "the first key again: number 0");
+        NS_TEST_ASSERT_MSG_EQ(c2->ExportKey(m), 0xABCDEFu, "and back to its key");
+        m.tclass = TrafficClass::POINT_TO_POINT;
+        NS_TEST_ASSERT_MSG_EQ(c2->ExportKey(m), 0u, "SEND/RECV tags need no key");
+        c2->Dispose();
+        ctx->Dispose();
+        Simulator::Destroy();
+    }
+};
+
+class DistributedTestSuite : public TestSuite
+{
+  public:
+    DistributedTestSuite()
+        : TestSuite("astra-sim-distributed", UNIT)
+    {
+        AddTestCase(new FrameCarriesMessageTestCase, TestCase::QUICK);
+        AddTestCase(new PassiveOpenTestCase, TestCase::QUICK);
+        AddTestCase(new PartitionTestCase, TestCase::QUICK);
+        AddTestCase(new MpiAvailabilityTestCase, TestCase::QUICK);
+        AddTestCase(new SystemAcrossRanksTestCase, TestCase::QUICK);
+    }
+};
+
+DistributedTestSuite g_distributedTestSuite;
+
+} // namespace
