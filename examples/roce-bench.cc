@@ -174,7 +174,7 @@ RunRoce(const BenchCase& c, const SystemParams& params, double maxSimMs)
         apps.back()->TraceConnectWithoutContext("Finished", MakeCallback(&OnFinished));
     }
     ac.Start(Seconds(0));
-    Simulator::Stop(MilliSeconds(maxSimMs));
+    Simulator::Stop(Time::FromDouble(maxSimMs, Time::MS));
     const auto w1 = std::chrono::steady_clock::now();
     Simulator::Run();
     const auto w2 = std::chrono::steady_clock::now();
