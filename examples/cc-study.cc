@@ -18,6 +18,7 @@
  *   ./cc-study --ccs=hpcc --bg-cc=dcqcn --bg-prio=1     # per-class CC: background on DCQCN
  *   ./cc-study --workload=none --npus=17 --bg-senders=16 --bg-bytes=1000000 # pure incast
  *   ./cc-study --ns3::RdmaCcHpcc::Eta=0.9                # any attribute
+ *   ./cc-study --ccs=dcqcn,hpcc --in-switch=0,1           # ring vs in-network all-reduce
  */
 
 #include "ns3/astra-command-line.h"
@@ -109,6 +110,7 @@ Run(int argc, char* argv[])
     double rateGbps = base.linkGbps;
     double latencyNs = base.linkLatencyNs;
     uint64_t queueSampleNs = 1000;
+    std::string inSwitch = "0";
 
     AstraCommandLine cmd(__FILE__);
     cmd.AddValue("ccs", "comma-separated CCs: dcqcn,hpcc,timely,dctcp,swift,none", ccs);
@@ -141,6 +143,10 @@ Run(int argc, char* argv[])
     cmd.AddValue("max-sim-ms", "simulated time limit per run (ms)", base.maxSimMs);
     cmd.AddValue("outDir", "output folder (per-run data, results.csv, .gp, .png)", outDir);
     cmd.AddValue("plots", "write gnuplot scripts and run gnuplot", plots);
+    cmd.AddValue("in-switch",
+                 "comma-separated: 0 (the collective on the hosts), 1 (in the switches: "
+                 "in-network aggregation engines, doc/in-network.rst)",
+                 inSwitch);
     cmd.Parse(argc, argv);
 
     std::vector<CcStudyResult> rows;
@@ -165,6 +171,15 @@ Run(int argc, char* argv[])
         const auto kminList = SplitU64(kmins, "kmin");
         const auto kmaxList = SplitU64(kmaxs, "kmax");
         const auto bufList = SplitU64(buffers, "buffer");
+        const auto inList = SplitU64(inSwitch, "in-switch");
+        for (uint64_t x : inList)
+        {
+            if (x > 1)
+            {
+                throw std::invalid_argument("--in-switch: '" + std::to_string(x) +
+                                            "' is not 0 or 1");
+            }
+        }
         std::cout << "cc-study: workload " << base.workload << ", " << base.npus << " NPUs at "
                   << rateGbps << " Gbps, background " << base.background << "\n";
         for (const auto& cc : ccList)
@@ -181,17 +196,21 @@ Run(int argc, char* argv[])
                         }
                         for (uint64_t buf : bufList)
                         {
-                            CcStudyConfig c = base;
-                            c.cc = cc;
-                            c.pfc = pfc != 0;
-                            c.kminBytes = kmin;
-                            c.kmaxBytes = kmax;
-                            c.bufferBytes = buf;
-                            rows.push_back(CcStudy::Run(c));
-                            const auto& r = rows.back();
-                            std::cout << "  " << r.name << ": " << r.collTimeUs
-                                      << " us simulated, wall " << r.wallSeconds << " s"
-                                      << (r.error.empty() ? "" : ", ERROR " + r.error) << "\n";
+                            for (uint64_t in : inList)
+                            {
+                                CcStudyConfig c = base;
+                                c.cc = cc;
+                                c.pfc = pfc != 0;
+                                c.kminBytes = kmin;
+                                c.kmaxBytes = kmax;
+                                c.bufferBytes = buf;
+                                c.inSwitch = in != 0;
+                                rows.push_back(CcStudy::Run(c));
+                                const auto& r = rows.back();
+                                std::cout << "  " << r.name << ": " << r.collTimeUs
+                                          << " us simulated, wall " << r.wallSeconds << " s"
+                                          << (r.error.empty() ? "" : ", ERROR " + r.error) << "\n";
+                            }
                         }
                     }
                 }

@@ -6,6 +6,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/in-switch-network.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/rdma-channel.h"
@@ -248,6 +249,14 @@ AstraRunMonitor::ProgressCounter() const
            (m_memory ? m_memory->GetProgressCounter() : 0);
 }
 
+uint64_t
+AstraRunMonitor::InSwitchRunning() const
+{
+    // in-switch operations running on their trees are deliveries still to come
+    InSwitchNetwork* in = m_backend ? m_backend->GetInSwitchInterface() : nullptr;
+    return in ? in->GetPendingOperations() : 0;
+}
+
 bool
 AstraRunMonitor::IsHung() const
 {
@@ -293,7 +302,7 @@ AstraRunMonitor::Check()
     }
     else if (m_runningCompute == 0 && Simulator::Now() - m_lastChange >= m_hangTimeout &&
              !(m_memory && m_memory->IsDeviceBusy()) &&
-             (m_roce || (m_backend->GetPendingMessages() == 0 &&
+             (m_roce || (m_backend->GetPendingMessages() + InSwitchRunning() == 0 &&
                          (!m_memory || m_memory->GetPendingMessages() == 0))))
     {
         ReportHang();

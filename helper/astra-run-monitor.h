@@ -153,6 +153,7 @@ class AstraRunMonitor : public Object
     void ProgressTick();              //!< periodic wall-clock check for the progress line
     void PrintProgress();             //!< print one progress line
     uint64_t ProgressCounter() const; //!< \return node events + fabric progress
+    uint64_t InSwitchRunning() const; //!< \return in-switch operations running on their trees
     /// NodeStart sink \param npu NPU \param id node id
     void OnNodeStart(uint32_t npu, uint64_t id);
     /// NodeEnd sink \param npu NPU \param id node id

@@ -119,6 +119,18 @@ AstraSimScenario::GetFabric()
     return m_fabric;
 }
 
+AggregationHelper&
+AstraSimScenario::GetAggregation()
+{
+    return m_aggregation;
+}
+
+Ptr<InSwitchAggregation>
+AstraSimScenario::GetInSwitch() const
+{
+    return m_inSwitch;
+}
+
 Ptr<AstraRunMonitor>
 AstraSimScenario::GetMonitor() const
 {
@@ -173,6 +185,8 @@ AstraSimScenario::Build()
         m_backend = NetworkBackendFactory::Create(m_kind, m_topo, m_params.compat);
         m_nodes.Create(m_topo->GetNpuCount());
     }
+    // in-network aggregation where the topology marks dimensions in_switch
+    m_inSwitch = m_aggregation.Install(m_backend, m_topo, m_roce ? &m_fabric : nullptr);
     if (networkMemory)
     {
         Ptr<FlowBackend> flow = DynamicCast<FlowBackend>(m_backend);
@@ -310,6 +324,10 @@ void
 AstraSimScenario::PrintSummary(std::ostream& os) const
 {
     AstraReport(m_ctx, m_apps).PrintSummary(os);
+    if (m_inSwitch)
+    {
+        m_inSwitch->PrintSummary(os);
+    }
     if (m_fabricMem)
     {
         MemoryReport(m_fabricMem).Print(os);
@@ -430,6 +448,11 @@ AstraSimScenario::Destroy()
         m_ctx->Dispose();
     }
     m_ctx = nullptr;
+    if (m_inSwitch)
+    {
+        m_inSwitch->Dispose(); // with the backend it is aggregated to
+    }
+    m_inSwitch = nullptr;
     if (m_fabricMem)
     {
         m_fabricMem->Dispose();

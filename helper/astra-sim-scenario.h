@@ -7,6 +7,7 @@
 #ifndef ASTRA_SIM_SCENARIO_H
 #define ASTRA_SIM_SCENARIO_H
 
+#include "ns3/aggregation-helper.h"
 #include "ns3/astra-fabric-helper.h"
 #include "ns3/astra-run-monitor.h"
 #include "ns3/astra-sim-helper.h"
@@ -85,6 +86,14 @@ class AstraSimScenario
     /// \return the fabric helper (configure it before Build; used by "roce" only)
     AstraFabricHelper& GetFabric();
     /**
+     * \return the in-network aggregation helper (configure it before Build;
+     * used when the topology marks a dimension in_switch: Build attaches the
+     * in-switch model of the backend)
+     */
+    AggregationHelper& GetAggregation();
+    /// \return the in-switch model attached by Build (null: none)
+    Ptr<InSwitchAggregation> GetInSwitch() const;
+    /**
      * Fix the random streams of the fabric's switches (ECN marking draws):
      * \p first >= 0 numbers them from \p first (AstraFabricHelper::AssignStreams),
      * so the results do not depend on what ran before in the same process; -1
@@ -157,6 +166,8 @@ class AstraSimScenario
     int64_t m_rngStreams{-1};                                   //!< first fabric stream, -1: auto
     AstraSimHelper m_helper;                                    //!< application helper
     AstraFabricHelper m_fabric;                                 //!< fabric (roce)
+    AggregationHelper m_aggregation;                            //!< in-switch models
+    Ptr<InSwitchAggregation> m_inSwitch;                        //!< the attached one, if any
     Ptr<AstraRunMonitor> m_monitor;                             //!< monitor
     Ptr<SystemContext> m_ctx;                                   //!< system context
     Ptr<NetworkBackend> m_backend;                              //!< backend

@@ -1,5 +1,6 @@
 #include "cc-study-helper.h"
 
+#include "aggregation-helper.h"
 #include "astra-fabric-helper.h"
 #include "astra-sim-helper.h"
 #include "rdma-trace-writers.h"
@@ -307,6 +308,10 @@ CcStudy::RunName(const CcStudyConfig& c)
     {
         os << "-bg" << int(c.bgPriority) << c.bgCc;
     }
+    if (c.inSwitch)
+    {
+        os << "-insw";
+    }
     return os.str();
 }
 
@@ -374,6 +379,18 @@ CcStudy::Run(const CcStudyConfig& c)
     {
         dims.push_back(DimensionSpec{DimType::SWITCH, c.npus, gbps, c.linkLatencyNs});
     }
+    if (c.inSwitch)
+    {
+        if (c.workload == "a2a")
+        {
+            throw InputError("cc-study: --in-switch runs all-reduce, reduce-scatter and "
+                             "all-gather in the switches, not the a2a workload");
+        }
+        for (auto& d : dims)
+        {
+            d.inSwitch = true; // the Switch dimensions' switches aggregate
+        }
+    }
     auto topo = std::make_shared<Topology>(Topology::FromDimensions(dims));
 
     SystemParams params;
@@ -384,6 +401,13 @@ CcStudy::Run(const CcStudyConfig& c)
     AlgoSpec direct;
     direct.kind = AlgoKind::DIRECT;
     params.allToAll.assign(dims.size(), direct);
+    if (c.inSwitch)
+    {
+        const AlgoSpec in = AlgoSpec::Parse("inSwitch");
+        params.allReduce.assign(dims.size(), in);
+        params.allGather.assign(dims.size(), in);
+        params.reduceScatter.assign(dims.size(), in);
+    }
     params.splits = std::max<uint32_t>(c.splits, 1);
     params.endpointDelayNs = 10;
 
@@ -458,6 +482,11 @@ CcStudy::Run(const CcStudyConfig& c)
     rdma.AssignStreams(fabric.GetAllNodes(), 1);
     Ptr<RoceBackend> backend = CreateObject<RoceBackend>();
     backend->SetFabric(topo, fabric.GetNpus());
+    AggregationHelper aggregation; // engines on the switches (--in-switch)
+    if (c.inSwitch)
+    {
+        aggregation.Install(backend, topo, &fabric);
+    }
 
     RunState st;
     st.oneShot = noWorkload;
@@ -634,7 +663,10 @@ CcStudy::Run(const CcStudyConfig& c)
     res.bgSlowdownP50 = Percentile(slow, 0.5);
     res.bgSlowdownP99 = Percentile(slow, 0.99);
     fct.Close();
-    RdmaRunSummary sum = RdmaRunSummary::Collect(npus, fabric.GetSwitches(), nullptr);
+    // the aggregation engines' endpoints count as hosts (their CNPs, retransmissions)
+    RdmaRunSummary sum = RdmaRunSummary::Collect(NodeContainer(npus, aggregation.GetEngineNodes()),
+                                                 fabric.GetSwitches(),
+                                                 nullptr);
     for (uint32_t i = 0; i < npus.GetN(); ++i)
     {
         if (Ptr<RdmaSwitch> fwd = npus.Get(i)->GetObject<RdmaSwitch>())
@@ -726,7 +758,8 @@ CcStudy::PrintTable(const std::vector<CcStudyResult>& rows, std::ostream& os)
     for (const auto& r : rows)
     {
         w = std::max(w,
-                     r.config.cc.size() + (r.config.bgCc.empty() ? 0 : 1 + r.config.bgCc.size()));
+                     r.config.cc.size() + (r.config.bgCc.empty() ? 0 : 1 + r.config.bgCc.size()) +
+                         (r.config.inSwitch ? 5 : 0));
     }
     ++w;
     os << std::left << std::setw(int(w)) << "cc" << std::setw(4) << "pfc" << std::setw(10)
@@ -749,7 +782,8 @@ CcStudy::PrintTable(const std::vector<CcStudyResult>& rows, std::ostream& os)
         {
             b << "dflt";
         }
-        os << std::left << std::setw(int(w)) << (c.bgCc.empty() ? c.cc : c.cc + "/" + c.bgCc)
+        os << std::left << std::setw(int(w))
+           << (c.bgCc.empty() ? c.cc : c.cc + "/" + c.bgCc) + (c.inSwitch ? " insw" : "")
            << std::setw(4) << (c.pfc ? "on" : "off") << std::setw(10) << k.str() << std::setw(7)
            << b.str() << std::right << std::fixed << std::setprecision(1) << std::setw(10)
            << r.collTimeUs << std::setw(8) << r.busBwGBps << std::setw(7) << r.bgMessages

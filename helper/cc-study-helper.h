@@ -54,6 +54,9 @@ struct CcStudyConfig
     Time queueSample{MicroSeconds(1)}; //!< queue sampling interval
     double maxSimMs{100};              //!< stop here if unfinished
     std::string outDir;                //!< per-run files ("" = none)
+    /// the collectives run in the switches (in-network aggregation engines on the fabric's
+    /// switches, algorithm inSwitch; doc/in-network.rst) instead of on the hosts
+    bool inSwitch{false};
 };
 
 /**

@@ -213,7 +213,7 @@ class HgxH100Case : public TestCase
 {
   public:
     HgxH100Case()
-        : TestCase("configs/hgx-h100: 8-GPU ring all-reduce within 5 % of the H100 figures")
+        : TestCase("configs hgx-h100: 8-GPU ring all-reduce within 5 % of the H100 figures")
     {
     }
 

@@ -381,7 +381,9 @@ class AlgorithmRegistryCase : public TestCase
         {
             all += n + " ";
         }
-        NS_TEST_EXPECT_MSG_EQ(all, "ring direct halvingDoubling doubleBinaryTree ", "registry");
+        NS_TEST_EXPECT_MSG_EQ(all,
+                              "ring direct halvingDoubling doubleBinaryTree inSwitch ",
+                              "registry");
         for (const auto& n : names)
         {
             const AlgoSpec s = AlgoSpec::Parse(n);

@@ -139,6 +139,62 @@ FlowBackend::EnsureLinks()
     }
 }
 
+uint32_t
+FlowBackend::AddExtraLink(double bytesPerNs)
+{
+    if (!(bytesPerNs > 0) || !std::isfinite(bytesPerNs))
+    {
+        throw std::invalid_argument("FlowBackend::AddExtraLink: capacity must be positive");
+    }
+    EnsureLinks();
+    // one more shared resource: its directed link id follows the topology's links
+    const uint32_t r = AddSharedResource(bytesPerNs);
+    EnsureLinks();
+    return static_cast<uint32_t>(2 * m_topo->GetLinks().size() + r);
+}
+
+void
+FlowBackend::SendOnLinks(const NetMessage& msg,
+                         const std::vector<uint32_t>& dirLinks,
+                         double latencyNs,
+                         MessageSink* sink,
+                         uint64_t cookie)
+{
+    if (m_compat)
+    {
+        throw std::logic_error("FlowBackend::SendOnLinks: not in the store-and-forward "
+                               "(Compat) model");
+    }
+    EnsureLinks();
+    for (uint32_t dl : dirLinks)
+    {
+        if (dl >= m_links.size())
+        {
+            throw std::out_of_range("FlowBackend::SendOnLinks: no directed link " +
+                                    std::to_string(dl));
+        }
+    }
+    if (msg.bytes == 0 || dirLinks.empty())
+    {
+        ++m_pending;
+        const int64_t delay = std::llround(latencyNs);
+        EventBatcher::Schedule(NanoSeconds(delay), [this, msg, sink, cookie]() {
+            DeliverToSink(msg, sink, cookie, false);
+        });
+        return;
+    }
+    ++m_pending;
+    StartFlow(msg,
+              dirLinks.data(),
+              dirLinks.size(),
+              latencyNs,
+              nullptr,
+              nullptr,
+              sink,
+              cookie,
+              false);
+}
+
 void
 FlowBackend::CheckIds(const NetMessage& msg) const
 {
@@ -345,7 +401,6 @@ FlowBackend::SendFluid(const NetMessage& msg,
         latency += links[h.link].latencyNs;
     }
     ++m_pending;
-    const int64_t now = Simulator::Now().GetNanoSeconds();
     if (msg.bytes == 0)
     {
         const int64_t delay = std::llround(latency);
@@ -357,6 +412,38 @@ FlowBackend::SendFluid(const NetMessage& msg,
             });
         return;
     }
+    m_dirScratch.clear();
+    for (const auto& h : m_hops)
+    {
+        m_dirScratch.push_back(2 * h.link + h.dir);
+    }
+    if (resource != UINT32_MAX)
+    {
+        m_dirScratch.push_back(resource);
+    }
+    StartFlow(msg,
+              m_dirScratch.data(),
+              m_dirScratch.size(),
+              latency,
+              std::move(onSent),
+              std::move(onDelivered),
+              sink,
+              cookie,
+              notifySent);
+}
+
+void
+FlowBackend::StartFlow(const NetMessage& msg,
+                       const uint32_t* dirLinks,
+                       size_t nLinks,
+                       double latency,
+                       SentCallback onSent,
+                       DeliveredCallback onDelivered,
+                       MessageSink* sink,
+                       uint64_t cookie,
+                       bool notifySent)
+{
+    const int64_t now = Simulator::Now().GetNanoSeconds();
     uint32_t id;
     if (!m_freeFlows.empty())
     {
@@ -377,18 +464,12 @@ FlowBackend::SendFluid(const NetMessage& msg,
     f.cookie = cookie;
     f.notifySent = notifySent;
     f.links.clear();
-    for (const auto& h : m_hops)
+    for (size_t k = 0; k < nLinks; ++k)
     {
-        const uint32_t dl = 2 * h.link + h.dir;
+        const uint32_t dl = dirLinks[k];
         f.links.push_back(dl);
         m_links[dl].flows.push_back(id);
         m_dirty.push_back(dl);
-    }
-    if (resource != UINT32_MAX)
-    {
-        f.links.push_back(resource);
-        m_links[resource].flows.push_back(id);
-        m_dirty.push_back(resource);
     }
     m_hot[id].links = f.links.data();
     m_hot[id].nLinks = static_cast<uint32_t>(f.links.size());

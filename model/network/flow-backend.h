@@ -99,6 +99,34 @@ class FlowBackend : public NetworkBackend
     std::string GetName() const override;
     uint64_t GetPendingMessages() const override;
 
+    /**
+     * Add a directed resource of the given capacity beyond the topology's
+     * links (e.g. an aggregation engine's throughput); flows of SendOnLinks
+     * may cross it. Fluid model only.
+     * \param bytesPerNs capacity
+     * \return its directed link id (after the 2 x link-count ids of the topology)
+     */
+    uint32_t AddExtraLink(double bytesPerNs);
+
+    /**
+     * Start a flow over given directed links (2 x link + direction, or ids
+     * of AddExtraLink) instead of a route between two NPUs: it shares every
+     * one of them max-min with the other flows and is delivered to
+     * sink->MessageDelivered(msg) latencyNs after it drained (no
+     * MessageSent). The in-switch model puts a tree's edges on it. Fluid
+     * model only.
+     * \param msg the message (bytes; src/dst are not used for routing)
+     * \param dirLinks the directed links
+     * \param latencyNs propagation added after the drain
+     * \param sink receiver of the delivery
+     * \param cookie not used by the delivery (kept for symmetry with SendTo)
+     */
+    void SendOnLinks(const NetMessage& msg,
+                     const std::vector<uint32_t>& dirLinks,
+                     double latencyNs,
+                     MessageSink* sink,
+                     uint64_t cookie);
+
     /// \return flows currently taking bandwidth (fluid model)
     uint64_t GetActiveFlows() const;
     /// \return messages delivered so far
@@ -260,6 +288,16 @@ class FlowBackend : public NetworkBackend
                    uint64_t cookie,
                    bool notifySent,
                    uint32_t resource = UINT32_MAX);
+    /// The fluid-model flow of a message over directed links (SendFluid's and SendOnLinks' tail)
+    void StartFlow(const NetMessage& msg,
+                   const uint32_t* dirLinks,
+                   size_t nLinks,
+                   double latency,
+                   SentCallback onSent,
+                   DeliveredCallback onDelivered,
+                   MessageSink* sink,
+                   uint64_t cookie,
+                   bool notifySent);
     void ProcessDirty();
     /// Recompute now unless rate-limited (UpdateInterval); \return true if recomputed
     bool MaybeRecompute();
@@ -320,6 +358,8 @@ class FlowBackend : public NetworkBackend
     std::vector<uint32_t> m_compLinks; //!< scratch: component links
     std::vector<uint32_t> m_compFlows; //!< scratch: component flows
     std::vector<Topology::Hop> m_hops; //!< scratch: route
+
+    std::vector<uint32_t> m_dirScratch; //!< scratch: the route's directed links
 
     std::vector<int64_t> m_linkFreeAt; //!< store-and-forward: directed link free time (ns)
 

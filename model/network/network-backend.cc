@@ -1,5 +1,7 @@
 #include "network-backend.h"
 
+#include "in-switch-network.h"
+
 #include "ns3/simulator.h"
 
 namespace ns3
@@ -41,6 +43,12 @@ FixedTimeNetwork*
 NetworkBackend::GetFixedTimeInterface()
 {
     return nullptr;
+}
+
+InSwitchNetwork*
+NetworkBackend::GetInSwitchInterface()
+{
+    return PeekPointer(GetObject<InSwitchNetwork>());
 }
 
 bool

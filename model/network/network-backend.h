@@ -24,6 +24,7 @@ namespace astra
 {
 
 class FixedTimeNetwork;
+class InSwitchNetwork;
 
 /**
  * \ingroup astra-sim
@@ -113,6 +114,14 @@ class NetworkBackend : public Object
      * set-up; the pointer lives as long as the backend.
      */
     virtual FixedTimeNetwork* GetFixedTimeInterface();
+
+    /**
+     * \return the backend's in-switch (in-network aggregation) interface, or
+     * nullptr. Default: an InSwitchNetwork aggregated to the backend
+     * (in-switch-network.h; AggregationHelper attaches one). Query it once
+     * at set-up.
+     */
+    virtual InSwitchNetwork* GetInSwitchInterface();
 
     /// \return the number of NPUs this backend connects
     virtual uint32_t GetNpuCount() const = 0;

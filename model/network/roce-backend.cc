@@ -1,5 +1,6 @@
 #include "roce-backend.h"
 
+#include "in-switch-network.h"
 #include "roce-config-reader.h"
 
 #include "ns3/abort.h"
@@ -454,6 +455,11 @@ RoceBackend::GetProgressCounter() const
     // only this backend's own connections: traffic that other code posts on the same host
     // stacks (background flows of a scenario) must not hide a stalled workload
     uint64_t c = m_delivered;
+    // in-switch operations on the same fabric (AggregationHelper): their own progress
+    if (Ptr<InSwitchNetwork> in = GetObject<InSwitchNetwork>())
+    {
+        c += in->GetProgressCounter();
+    }
     for (const auto& kv : m_qps)
     {
         const auto dst = static_cast<uint32_t>((kv.first >> 4) & 0xffffffffull);

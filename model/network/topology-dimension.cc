@@ -226,6 +226,11 @@ class SwitchKind : public DimensionKind
         return SwitchTier::LINE;
     }
 
+    bool TakesShapeKey(ShapeKey k) const override
+    {
+        return k == ShapeKey::IN_SWITCH; // the line's switch may aggregate
+    }
+
     void AddLinks(const DimensionBlock& b) const override
     {
         const uint32_t n = b.spec->npus;
@@ -265,7 +270,7 @@ class SwitchedKind : public DimensionKind
     bool TakesShapeKey(ShapeKey k) const override
     {
         return k == ShapeKey::UPLINK_BANDWIDTH || k == ShapeKey::UPLINK_LATENCY ||
-               k == ShapeKey::OVERSUBSCRIPTION;
+               k == ShapeKey::OVERSUBSCRIPTION || k == ShapeKey::IN_SWITCH;
     }
 
   protected:
@@ -639,7 +644,8 @@ AllShapeKeys()
                                                ShapeKey::UPLINK_LATENCY,
                                                ShapeKey::OVERSUBSCRIPTION,
                                                ShapeKey::FAT_TREE_K,
-                                               ShapeKey::RAILS};
+                                               ShapeKey::RAILS,
+                                               ShapeKey::IN_SWITCH};
     return keys;
 }
 
@@ -662,6 +668,8 @@ ShapeKeyName(ShapeKey k)
         return "fat_tree_k";
     case ShapeKey::RAILS:
         return "rails";
+    case ShapeKey::IN_SWITCH:
+        return "in_switch";
     }
     return "?";
 }
@@ -685,6 +693,8 @@ HasShapeKey(const DimensionSpec& s, ShapeKey k)
         return s.fatTreeK != 0;
     case ShapeKey::RAILS:
         return s.rails != 0;
+    case ShapeKey::IN_SWITCH:
+        return s.inSwitch;
     }
     return false;
 }

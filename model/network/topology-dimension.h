@@ -31,7 +31,8 @@ enum class ShapeKey : uint8_t
     UPLINK_LATENCY,   //!< uplink_latency
     OVERSUBSCRIPTION, //!< oversubscription
     FAT_TREE_K,       //!< fat_tree_k
-    RAILS             //!< rails
+    RAILS,            //!< rails
+    IN_SWITCH         //!< in_switch (DimensionSpec::inSwitch: 0 or 1)
 };
 
 /// \return every shape key, in the order of the network configuration's documentation

@@ -461,7 +461,8 @@ ReadShapeKeys(const RawConfig& cfg, std::vector<DimensionSpec>& dims)
             continue;
         }
         const bool integer = k == ShapeKey::HOSTS_PER_LEAF || k == ShapeKey::SPINES ||
-                             k == ShapeKey::FAT_TREE_K || k == ShapeKey::RAILS;
+                             k == ShapeKey::FAT_TREE_K || k == ShapeKey::RAILS ||
+                             k == ShapeKey::IN_SWITCH;
         const bool zeroOk = k == ShapeKey::UPLINK_LATENCY; // 0 is a valid latency
         const auto& list = cfg.List(name, n);
         for (size_t d = 0; d < n; ++d)
@@ -493,6 +494,12 @@ ReadShapeKeys(const RawConfig& cfg, std::vector<DimensionSpec>& dims)
                          "dimension " + std::to_string(d) + ": '" + v + "' is not a " +
                              (integer ? "positive integer" : "non-negative number"));
             }
+            if (k == ShapeKey::IN_SWITCH && x != 1)
+            {
+                cfg.Fail(name,
+                         "dimension " + std::to_string(d) + ": '" + v +
+                             "' is not 0 or 1 (1: the dimension's switches aggregate)");
+            }
             DimensionSpec& s = dims[d];
             switch (k)
             {
@@ -516,6 +523,9 @@ ReadShapeKeys(const RawConfig& cfg, std::vector<DimensionSpec>& dims)
                 break;
             case ShapeKey::RAILS:
                 s.rails = static_cast<uint32_t>(x);
+                break;
+            case ShapeKey::IN_SWITCH:
+                s.inSwitch = true;
                 break;
             }
         }

@@ -76,6 +76,13 @@ struct DimensionSpec
      * backend; the RoCE backend still adds its own packet headers on top.
      */
     double linkEfficiency{1.0};
+    /**
+     * The dimension's switches aggregate in the network (network configuration
+     * key `in_switch`): collectives of the system layer's `inSwitch` algorithm
+     * run on reduction trees of these switches (doc/in-network.rst). Switch,
+     * Clos, FatTree and RailClos only.
+     */
+    bool inSwitch{false};
 };
 
 /**

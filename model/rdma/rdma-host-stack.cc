@@ -35,7 +35,14 @@ constexpr uint32_t kQpnBase = 16; //!< QP numbers start here (0/1 are special in
 inline bool
 IsDataOpcode(uint8_t op)
 {
-    return op <= RoceOpcode::WRITE_ONLY && op != 0x03 && op != 0x05 && op != 0x09;
+    return op <= RoceOpcode::WRITE_ONLY_IMM; // SEND / WRITE, with or without immediate data
+}
+
+inline bool
+IsImmOpcode(uint8_t op)
+{
+    return op == RoceOpcode::WRITE_ONLY_IMM || op == RoceOpcode::WRITE_LAST_IMM ||
+           op == RoceOpcode::SEND_ONLY_IMM || op == RoceOpcode::SEND_LAST_IMM;
 }
 
 inline bool
@@ -48,14 +55,15 @@ inline bool
 IsLastOrOnly(uint8_t op)
 {
     return op == RoceOpcode::SEND_LAST || op == RoceOpcode::SEND_ONLY ||
-           op == RoceOpcode::WRITE_LAST || op == RoceOpcode::WRITE_ONLY;
+           op == RoceOpcode::WRITE_LAST || op == RoceOpcode::WRITE_ONLY || IsImmOpcode(op);
 }
 
 inline bool
 IsFirstOrOnly(uint8_t op)
 {
     return op == RoceOpcode::SEND_FIRST || op == RoceOpcode::SEND_ONLY ||
-           op == RoceOpcode::WRITE_FIRST || op == RoceOpcode::WRITE_ONLY;
+           op == RoceOpcode::WRITE_FIRST || op == RoceOpcode::WRITE_ONLY ||
+           op == RoceOpcode::WRITE_ONLY_IMM || op == RoceOpcode::SEND_ONLY_IMM;
 }
 
 constexpr uint8_t kAethAck = 0x1F;    //!< ACK, credit field "invalid" (no credit flow control)
@@ -669,6 +677,17 @@ RdmaHostStack::PostWrite(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag
 }
 
 uint64_t
+RdmaHostStack::PostWriteImm(Ptr<RdmaQueuePair> qp,
+                            uint64_t bytes,
+                            uint64_t userTag,
+                            uint32_t imm,
+                            uint64_t remoteAddr)
+{
+    // the immediate data goes with the message from the start: Post may already send
+    return Post(qp, bytes, userTag, RdmaMsgKind::WRITE, true, imm, remoteAddr);
+}
+
+uint64_t
 RdmaHostStack::PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag)
 {
     return Post(qp, bytes, userTag, RdmaMsgKind::SEND);
@@ -684,7 +703,13 @@ RdmaHostStack::PostRead(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag)
 }
 
 uint64_t
-RdmaHostStack::Post(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t tag, RdmaMsgKind kind)
+RdmaHostStack::Post(Ptr<RdmaQueuePair> qp,
+                    uint64_t bytes,
+                    uint64_t tag,
+                    RdmaMsgKind kind,
+                    bool withImm,
+                    uint32_t imm,
+                    uint64_t remoteAddr)
 {
     NS_ABORT_MSG_IF(!qp || qp->m_stack != this,
                     "host " << m_hostIndex << ": Post on a QP of another host");
@@ -697,6 +722,9 @@ RdmaHostStack::Post(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t tag, RdmaMsg
     m.startByte = qp->m_postedBytes;
     m.postTime = Simulator::Now();
     m.kind = kind;
+    m.withImm = withImm;
+    m.imm = imm;
+    m.remoteAddr = remoteAddr;
     qp->m_postedPkts += m.nPkts;
     qp->m_postedBytes += bytes;
     qp->m_msgs.push_back(m);
@@ -885,7 +913,14 @@ RdmaHostStack::BuildData(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t now
     m.priority = qp->m_priority;
     m.ecn = 2; // ECT(0)
     uint64_t nextIdx = idx + 1;
-    if (msg.kind == RdmaMsgKind::WRITE)
+    if (msg.kind == RdmaMsgKind::WRITE && msg.withImm)
+    {
+        // WRITE with immediate data: the last frame carries it (ImmDt)
+        m.opcode = first ? (last ? RoceOpcode::WRITE_ONLY_IMM : RoceOpcode::WRITE_FIRST)
+                         : (last ? RoceOpcode::WRITE_LAST_IMM : RoceOpcode::WRITE_MIDDLE);
+        m.immData = last ? msg.imm : 0;
+    }
+    else if (msg.kind == RdmaMsgKind::WRITE)
     {
         m.opcode = first ? (last ? RoceOpcode::WRITE_ONLY : RoceOpcode::WRITE_FIRST)
                          : (last ? RoceOpcode::WRITE_LAST : RoceOpcode::WRITE_MIDDLE);
@@ -917,7 +952,8 @@ RdmaHostStack::BuildData(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t now
     m.payload = payload;
     if (first && msg.kind == RdmaMsgKind::WRITE)
     {
-        m.rethVa = msg.startByte; // remote buffer = the QP's stream offset
+        // remote buffer: the QP's stream offset, or the address a WRITE with immediate names
+        m.rethVa = msg.withImm ? msg.remoteAddr : msg.startByte;
         m.rethLen = uint32_t(std::min<uint64_t>(msg.bytes, 0xFFFFFFFFu));
     }
     m.sendTimeNs = nowPs / 1000;
@@ -1162,6 +1198,9 @@ RdmaHostStack::HandleData(RdmaQueuePair* qp, const RdmaMeta& meta)
             info.bytes = qp->m_rcvMsgBytes;
         }
         info.end = now;
+        // immediate data as the last frame carried it
+        info.hasImm = IsImmOpcode(meta.opcode);
+        info.imm = info.hasImm ? meta.immData : 0;
         m_rxMsgTrace(info);
         if (qp->m_consumer)
         {
@@ -1352,6 +1391,8 @@ RdmaHostStack::MakeInfo(const RdmaQueuePair* req, const RdmaMessage& m) const
     info.bytes = m.bytes;
     info.start = m.postTime;
     info.kind = m.kind;
+    info.hasImm = m.withImm;
+    info.imm = m.imm;
     return info;
 }
 

@@ -140,6 +140,23 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
      * \return the message id (per-QP sequence number)
      */
     uint64_t PostWrite(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag);
+    /**
+     * Post an RDMA WRITE with immediate data to a remote address: its first
+     * frame's RETH names \p remoteAddr (instead of the QP's stream offset)
+     * and its last frame is a WRITE Last / Only with Immediate carrying \p imm
+     * (ImmDt), which the responder's RxComplete reports (RdmaMessageInfo::imm).
+     * \param qp the QP
+     * \param bytes payload bytes
+     * \param userTag user tag
+     * \param imm immediate data
+     * \param remoteAddr RETH virtual address
+     * \return the message id
+     */
+    uint64_t PostWriteImm(Ptr<RdmaQueuePair> qp,
+                          uint64_t bytes,
+                          uint64_t userTag,
+                          uint32_t imm,
+                          uint64_t remoteAddr);
     /// Post a SEND (same transport path, SEND opcodes). \return the message id
     uint64_t PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t userTag);
     /**
@@ -226,7 +243,13 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
     void Activate(RdmaQueuePair* qp);
     void RtoExpire(RdmaQueuePair* qp);
     Time CurrentRto(const RdmaQueuePair* qp) const;
-    uint64_t Post(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint64_t tag, RdmaMsgKind kind);
+    uint64_t Post(Ptr<RdmaQueuePair> qp,
+                  uint64_t bytes,
+                  uint64_t tag,
+                  RdmaMsgKind kind,
+                  bool withImm = false,
+                  uint32_t imm = 0,
+                  uint64_t remoteAddr = 0);
     void RateChanged(RdmaQueuePair* qp, uint64_t oldBps, uint64_t newBps);
     static void RateChangedThunk(RdmaHostStack* s,
                                  RdmaQueuePair* qp,

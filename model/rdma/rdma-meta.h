@@ -30,11 +30,15 @@ namespace RoceOpcode
 constexpr uint8_t SEND_FIRST = 0x00;
 constexpr uint8_t SEND_MIDDLE = 0x01;
 constexpr uint8_t SEND_LAST = 0x02;
+constexpr uint8_t SEND_LAST_IMM = 0x03; //!< SEND Last with Immediate (ImmDt)
 constexpr uint8_t SEND_ONLY = 0x04;
+constexpr uint8_t SEND_ONLY_IMM = 0x05; //!< SEND Only with Immediate (ImmDt)
 constexpr uint8_t WRITE_FIRST = 0x06;
 constexpr uint8_t WRITE_MIDDLE = 0x07;
 constexpr uint8_t WRITE_LAST = 0x08;
+constexpr uint8_t WRITE_LAST_IMM = 0x09; //!< RDMA WRITE Last with Immediate (ImmDt)
 constexpr uint8_t WRITE_ONLY = 0x0A;
+constexpr uint8_t WRITE_ONLY_IMM = 0x0B; //!< RDMA WRITE Only with Immediate (RETH, ImmDt)
 constexpr uint8_t READ_REQUEST = 0x0C;
 constexpr uint8_t READ_RESP_FIRST = 0x0D;
 constexpr uint8_t READ_RESP_MIDDLE = 0x0E;
@@ -80,6 +84,7 @@ struct RdmaMeta
     uint32_t frameBytes{0};       //!< Ethernet frame bytes incl. FCS (excl. preamble/IFG)
     uint64_t rethVa{0};           //!< RETH virtual address (WRITE first/only, READ req)
     uint32_t rethLen{0};          //!< RETH DMA length
+    uint32_t immData{0};          //!< ImmDt (opcodes *_IMM): 4 bytes of immediate data
     uint64_t sendTimeNs{0};       //!< sender timestamp echoed for RTT (TIMELY/Swift)
     uint16_t pfcClassEnable{0};   //!< PFC: class-enable vector
     uint16_t pfcQuanta[8]{};      //!< PFC: pause time per priority (512-bit-time quanta)

@@ -109,6 +109,9 @@ struct RdmaMessage
     Time postTime{0};                     //!< when posted
     RdmaMsgKind kind{RdmaMsgKind::WRITE}; //!< WRITE, SEND or READ
     uint64_t respRcvd{0};                 //!< READ: response packets received in order
+    bool withImm{false};                  //!< WRITE with immediate data (PostWriteImm)
+    uint32_t imm{0};                      //!< the immediate data
+    uint64_t remoteAddr{0};               //!< WRITE with immediate: the RETH address
 };
 
 /**
@@ -130,6 +133,8 @@ struct RdmaMessageInfo
     Time start{0};                        //!< post time at the requester
     Time end{0};                          //!< completion time
     RdmaMsgKind kind{RdmaMsgKind::WRITE}; //!< READ: data flowed from dstHost to srcHost
+    bool hasImm{false}; //!< it carried immediate data (at the responder: as the frame did)
+    uint32_t imm{0};    //!< the immediate data (ImmDt)
 };
 
 class RdmaQueuePair;

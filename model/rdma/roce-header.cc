@@ -24,7 +24,9 @@ constexpr uint8_t kIpProtoUdp = 17;
 constexpr uint16_t kIpFlagsDf = 0x4000;
 constexpr uint16_t kPkeyDefault = 0xFFFF;
 constexpr uint32_t kMask24 = 0x00FFFFFF;
-constexpr uint32_t kMaxHeaderBytes = 18 + 20 + 8 + 12 + 16;
+/// Ethernet with 802.1Q, IPv4, UDP, BTH and the largest extension (RETH + ImmDt of
+/// RDMA WRITE Only with Immediate)
+constexpr uint32_t kMaxHeaderBytes = 18 + 20 + 8 + 12 + 16 + 4;
 
 /// IPv4 total length for meta (IPv4 + UDP + BTH + ext + payload + ICRC).
 inline uint32_t
@@ -84,6 +86,12 @@ RoceHeader::GetExtBytes(uint8_t opcode)
         return 4; // AETH (IB spec: READ Response Middle carries none)
     case RoceOpcode::CNP:
         return 16; // reserved bytes
+    case RoceOpcode::WRITE_ONLY_IMM:
+        return 16 + 4; // RETH, ImmDt
+    case RoceOpcode::WRITE_LAST_IMM:
+    case RoceOpcode::SEND_LAST_IMM:
+    case RoceOpcode::SEND_ONLY_IMM:
+        return 4; // ImmDt
     default:
         return 0;
     }
@@ -239,6 +247,18 @@ RoceHeader::Serialize(Buffer::Iterator i) const
         b = Put32(b, m.destQp & kMask24); // R_Key: the model uses the QP number
         b = Put32(b, m.rethLen);
         break;
+    case RoceOpcode::WRITE_ONLY_IMM:
+        b = Put32(b, static_cast<uint32_t>(m.rethVa >> 32));
+        b = Put32(b, static_cast<uint32_t>(m.rethVa));
+        b = Put32(b, m.destQp & kMask24);
+        b = Put32(b, m.rethLen);
+        b = Put32(b, m.immData);
+        break;
+    case RoceOpcode::WRITE_LAST_IMM:
+    case RoceOpcode::SEND_LAST_IMM:
+    case RoceOpcode::SEND_ONLY_IMM:
+        b = Put32(b, m.immData);
+        break;
     case RoceOpcode::ACK:
     case RoceOpcode::READ_RESP_FIRST:
     case RoceOpcode::READ_RESP_LAST:
@@ -324,6 +344,17 @@ RoceHeader::Deserialize(Buffer::Iterator i)
         m.rethVa = i.ReadNtohU64();
         i.ReadNtohU32(); // R_Key
         m.rethLen = i.ReadNtohU32();
+        break;
+    case RoceOpcode::WRITE_ONLY_IMM:
+        m.rethVa = i.ReadNtohU64();
+        i.ReadNtohU32(); // R_Key
+        m.rethLen = i.ReadNtohU32();
+        m.immData = i.ReadNtohU32();
+        break;
+    case RoceOpcode::WRITE_LAST_IMM:
+    case RoceOpcode::SEND_LAST_IMM:
+    case RoceOpcode::SEND_ONLY_IMM:
+        m.immData = i.ReadNtohU32();
         break;
     case RoceOpcode::ACK:
     case RoceOpcode::READ_RESP_FIRST:

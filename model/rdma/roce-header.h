@@ -3,6 +3,8 @@
  * front of the payload: Ethernet II + 802.1Q tag (PCP = priority) + IPv4 (ECN,
  * TTL, valid header checksum) + UDP (dst 4791, src = flow entropy, checksum 0
  * as RoCEv2 allows) + BTH (12 B) + RETH (16 B: WRITE First/Only, READ Request)
+ * (+ ImmDt, 4 B, on WRITE Only with Immediate; ImmDt alone on WRITE Last /
+ * SEND Last / SEND Only with Immediate)
  * or AETH (4 B: Acknowledge, READ Response First/Last/Only) or the 16 reserved
  * bytes of a CNP. One Trailer (RoceIcrcTrailer) holds the 4-byte ICRC. The
  * payload is the packet's zero area (no allocation for payload bytes).

@@ -459,6 +459,7 @@ AstraSimApplication::Execute(uint32_t idx)
             req.involvedDim = n.involvedDim;
             req.priority = n.commPriority;
             req.name = n.name;
+            req.inSwitch = n.inSwitch;
             // the root of a rooted collective: comm_dst for REDUCE / GATHER (where the data
             // goes), comm_src for BROADCAST / SCATTER (where it comes from), the other one
             // when only that is given

@@ -5,6 +5,7 @@
 #include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/event-batcher.h"
+#include "ns3/in-switch-network.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -106,6 +107,7 @@ SystemContext::DoDispose()
     m_systems.clear();
     m_backend = nullptr;
     m_fixed = nullptr;
+    m_inSwitch = nullptr;
     if (m_batcherOwner)
     {
         EventBatcher::Reset();
@@ -154,6 +156,51 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
         m_params.queuesPerDim = 1;
     }
     m_planner.Setup(m_dims, m_params);
+    m_inSwitch = backend ? backend->GetInSwitchInterface() : nullptr;
+    m_planner.SetInSwitchAvailable(m_inSwitch != nullptr);
+    // the in-switch algorithm runs only where the switches aggregate and the backend has a
+    // model of it: anything else is a configuration error, not a silent substitution
+    const std::pair<const char*, const std::vector<AlgoSpec>*> lists[] = {
+        {"all-reduce-implementation", &m_params.allReduce},
+        {"reduce-scatter-implementation", &m_params.reduceScatter},
+        {"all-gather-implementation", &m_params.allGather},
+        {"all-to-all-implementation", &m_params.allToAll}};
+    for (const auto& l : lists)
+    {
+        for (size_t i = 0; i < l.second->size(); ++i)
+        {
+            if ((*l.second)[i].kind != AlgoKind::IN_SWITCH)
+            {
+                continue;
+            }
+            const std::string entry =
+                std::string(l.first) + " entry " + std::to_string(i) + " (inSwitch): ";
+            if (l.second == &m_params.allToAll)
+            {
+                throw InputError(entry + "the switches do not run ALL_TO_ALL (in-switch runs "
+                                         "all-reduce, reduce-scatter, all-gather, reduce and "
+                                         "broadcast)");
+            }
+            if (!m_inSwitch)
+            {
+                throw InputError(entry + "the " + (backend ? backend->GetName() : "missing") +
+                                 " backend has no in-switch model attached (no dimension of "
+                                 "the network configuration is marked in_switch: 1, or the "
+                                 "backend's mode has none: the flow backend's store-and-forward "
+                                 "compat mode)");
+            }
+            // the entry applies to dimension i, and the last entry to every later one
+            const size_t last = i + 1 == l.second->size() ? m_dims.size() : i + 1;
+            for (size_t d = i; d < last && d < m_dims.size(); ++d)
+            {
+                std::string why;
+                if (m_dims[d].npus > 1 && !m_inSwitch->CanAggregate(uint32_t(d), &why))
+                {
+                    throw InputError(entry + why);
+                }
+            }
+        }
+    }
     // the collective protocol's costs (default model only)
     const ProtocolCosts& pc = GetProtocolCosts(m_params.protocol);
     const bool costs = !m_params.compat;
@@ -407,6 +454,42 @@ SystemContext::GetFixedTimeNetwork() const
     return m_fixed;
 }
 
+InSwitchNetwork*
+SystemContext::GetInSwitchNetwork() const
+{
+    return m_inSwitch;
+}
+
+bool
+SystemContext::ReserveInSwitch(const CollectiveRequest& req, const CollectivePhase& ph)
+{
+    if (!m_inSwitch || ph.dim < 0)
+    {
+        return false;
+    }
+    std::string why;
+    if (m_inSwitch->Reserve(uint32_t(ph.dim), *ph.peers, &why))
+    {
+        return true;
+    }
+    if (ph.myIndex != 0)
+    {
+        return false; // reported by the group's first member
+    }
+    ASTRA_WARN("in-switch-fallback",
+               "collective '" << req.name << "' on group '" << req.group << "' ("
+                              << ph.peers->size() << " NPUs, dimension " << ph.dim
+                              << "): no aggregation tree (" << why << "); its "
+                              << PhaseOpName(ph.op) << " runs the host algorithm (ring)");
+    return false;
+}
+
+void
+SystemContext::JoinInSwitch(const InSwitchOp& op, uint32_t member, uint64_t cookie, bool notifySent)
+{
+    m_inSwitch->Join(op, member, this, cookie, notifySent);
+}
+
 AstraSystem*
 SystemContext::PeekSystem(uint32_t npu) const
 {
@@ -601,6 +684,18 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
     uint32_t id = m_ctx->RegisterCollective(key, created);
     c->id = id;
     CollectiveRecord& rec = m_ctx->Record(id);
+    // in-switch phases run on their group's tree if it got one (the backend decides once
+    // per group and dimension: every member of the phase gets the same answer)
+    for (auto& ph : plan.phases)
+    {
+        if (ph.algo.inSwitch && !m_ctx->ReserveInSwitch(c->req, ph))
+        {
+            ph.algo.inSwitch = false;
+            ph.algo.spec.kind = AlgoKind::RING;
+            ph.algo.steps = IsRootedOp(ph.op) ? &CollectiveAlgorithm::GetRooted()
+                                              : CollectiveAlgorithm::Get(AlgoKind::RING);
+        }
+    }
     if (created)
     {
         rec.name = reqIn.name;
@@ -1000,6 +1095,10 @@ AstraSystem::StartStep(Stream* s)
             s->outstanding = 1;
             s->reduce = s->step < s->reduceSteps;
         }
+        else if (s->coll->phases[s->phase].algo.inSwitch)
+        {
+            InSwitchStep(s);
+        }
         else
         {
             CollState* c = s->coll;
@@ -1047,6 +1146,36 @@ AstraSystem::StartStep(Stream* s)
         }
         return;
     }
+}
+
+void
+AstraSystem::InSwitchStep(Stream* s)
+{
+    CollState* c = s->coll;
+    const CollectivePhase& ph = c->phases[s->phase];
+    InSwitchOp op;
+    op.key = MakeTag(c->id, s->chunk, s->phase, 0);
+    op.kind = InSwitchKind(ph.op);
+    op.dim = ph.dim;
+    op.members = ph.peers;
+    op.root = ph.rootIndex; // REDUCE, BROADCAST: the root's index in the members
+    op.bytes = s->bytes;
+    op.tclass = TrafficClass::COLLECTIVE;
+    const InSwitchVolume v = InSwitchBytes(op.kind,
+                                           static_cast<uint32_t>(ph.peers->size()),
+                                           ph.myIndex,
+                                           op.root,
+                                           op.bytes);
+    // the contribution completes like a send (compat streams do not wait for their sends);
+    // the result is the step's one receive
+    const bool notify = v.up > 0 && !m_compat;
+    if (notify)
+    {
+        s->sendsInFlight++;
+    }
+    s->outstanding = v.down > 0 ? 1 : 0;
+    s->reduce = false; // the switches reduced
+    m_ctx->JoinInSwitch(op, ph.myIndex, Pack(s), notify);
 }
 
 void
@@ -1582,7 +1711,12 @@ AstraSystem::DescribePending() const
             os << "; chunk " << s->chunk << " in phase " << s->phase << " (" << PhaseOpName(ph.op)
                << " " << AlgoKindName(ph.algo.spec.kind) << " on "
                << (ph.dim < 0 ? std::string("flat") : "dim " + std::to_string(ph.dim)) << ")";
-            if (s->posted)
+            if (s->posted && ph.algo.inSwitch)
+            {
+                os << " waits for its in-switch result (tree of " << ph.peers->size()
+                   << " NPUs; every contributor must join)";
+            }
+            else if (s->posted)
             {
                 os << " step " << s->step << "/" << s->steps << " waits for " << s->outstanding
                    << " receive(s) from NPU(s)";

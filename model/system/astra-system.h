@@ -144,6 +144,29 @@ class SystemContext : public Object, public MessageSink
      * FixedTimeShortcuts attribute is on, else null (queried once in Setup)
      */
     FixedTimeNetwork* GetFixedTimeNetwork() const;
+
+    /// \return the backend's in-switch interface, or null (queried once in Setup)
+    InSwitchNetwork* GetInSwitchNetwork() const;
+
+    /**
+     * \internal Ask for the tree of an in-switch phase's group (every member
+     * asks; the backend decides once per group and dimension); on a refusal
+     * the group's first member warns (in-switch-fallback).
+     * \param req the collective
+     * \param ph the phase
+     * \return true if the phase runs in the switches
+     */
+    bool ReserveInSwitch(const CollectiveRequest& req, const CollectivePhase& ph);
+
+    /**
+     * \internal A member takes part in an in-switch operation (InSwitchNetwork::Join,
+     * with this context as the sink).
+     * \param op the operation
+     * \param member the member's index
+     * \param cookie SentNotify's cookie
+     * \param notifySent whether SentNotify is wanted
+     */
+    void JoinInSwitch(const InSwitchOp& op, uint32_t member, uint64_t cookie, bool notifySent);
     /// \internal MessageSink: the source system's SentNotify(cookie)
     void MessageSent(const NetMessage& msg, uint64_t cookie) override;
     /// \internal MessageSink: deliver to the destination system
@@ -216,10 +239,11 @@ class SystemContext : public Object, public MessageSink
     std::unordered_map<std::string, uint32_t> m_collIds;
     std::vector<CollectiveRecord> m_records;
     uint64_t m_sent{0};
-    bool m_batching{true};              //!< EventBatching attribute
-    bool m_useFixedTimes{true};         //!< FixedTimeShortcuts attribute
-    FixedTimeNetwork* m_fixed{nullptr}; //!< the backend's, if m_useFixedTimes
-    bool m_batcherOwner{false};         //!< this context enabled the EventBatcher
+    bool m_batching{true};                //!< EventBatching attribute
+    bool m_useFixedTimes{true};           //!< FixedTimeShortcuts attribute
+    FixedTimeNetwork* m_fixed{nullptr};   //!< the backend's, if m_useFixedTimes
+    InSwitchNetwork* m_inSwitch{nullptr}; //!< the backend's in-switch interface, if any
+    bool m_batcherOwner{false};           //!< this context enabled the EventBatcher
     TracedCallback<const NetMessage&> m_sentTrace;
 
     /// ProcessingDelay memo entry (NPUs of one phase receive the same sizes, so a small
@@ -521,6 +545,8 @@ class AstraSystem : public Object
     bool Before(const Stream* a, const Stream* b) const;
     void StartPhase(Stream* s);
     void StartStep(Stream* s);
+    /// the one step of an in-switch phase: join the backend's operation
+    void InSwitchStep(Stream* s);
     void OnRecv(Stream* s, uint32_t src, uint64_t bytes, uint64_t tag);
     void RecvProcessed(Stream* s);
     void SendDone(Stream* s);

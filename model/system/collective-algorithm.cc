@@ -3,6 +3,7 @@
 #include "ns3/astra-config.h"
 #include "ns3/astra-diagnostics.h"
 #include "ns3/astra-input.h"
+#include "ns3/in-switch-network.h"
 
 #include <algorithm>
 #include <array>
@@ -308,6 +309,60 @@ class DoubleBinaryTreeAlgorithm : public CollectiveAlgorithm
     }
 };
 
+/**
+ * In-switch aggregation (doc/in-network.rst): the switches of the phase's
+ * dimension reduce (or replicate) and every member exchanges with the
+ * network only: one step in which it contributes its bytes up the tree and
+ * receives its result down (InSwitchBytes). The step engine runs it through
+ * the backend's InSwitchNetwork (PhaseAlgorithm::inSwitch); the step below
+ * describes it for reports (the send's peer is the member itself: the tree).
+ */
+class InSwitchAlgorithm : public CollectiveAlgorithm
+{
+  public:
+    const char* GetName() const override
+    {
+        return "inSwitch";
+    }
+
+    bool CanFlatten() const override
+    {
+        return false; // runs on one dimension's switches
+    }
+
+    bool CanRun(PhaseOp op, uint32_t, const DimensionSpec* dim) const override
+    {
+        return dim && dim->inSwitch && IsInSwitchOp(op);
+    }
+
+    std::string GetRequirement() const override
+    {
+        return "a dimension whose switches aggregate (in_switch: 1) and an ALL_REDUCE, "
+               "REDUCE_SCATTER, ALL_GATHER, REDUCE or BROADCAST phase";
+    }
+
+    uint32_t NumSteps(const AlgoSpec&, PhaseOp, uint32_t, uint32_t) const override
+    {
+        return 1;
+    }
+
+    void GetStep(const AlgoSpec&,
+                 PhaseOp op,
+                 uint32_t n,
+                 uint32_t rank,
+                 uint64_t bytes,
+                 uint32_t,
+                 Step& out) const override
+    {
+        const InSwitchVolume v = InSwitchBytes(InSwitchKind(op), n, rank, 0, bytes);
+        if (v.up > 0)
+        {
+            out.sends.push_back({rank, v.up});
+        }
+        out.recvs = v.down > 0 ? 1 : 0;
+    }
+};
+
 /// Root-based primitives shared by every family (root = member 0).
 class RootedPrimitives : public CollectiveAlgorithm
 {
@@ -422,6 +477,7 @@ struct Registry
         Add(AlgoKind::DIRECT, std::make_unique<DirectAlgorithm>());
         Add(AlgoKind::HALVING_DOUBLING, std::make_unique<HalvingDoublingAlgorithm>());
         Add(AlgoKind::DOUBLE_BINARY_TREE, std::make_unique<DoubleBinaryTreeAlgorithm>());
+        Add(AlgoKind::IN_SWITCH, std::make_unique<InSwitchAlgorithm>());
     }
 
     void Add(AlgoKind kind, std::unique_ptr<CollectiveAlgorithm> a)
@@ -586,6 +642,31 @@ PhaseOpName(PhaseOp op)
         return "BARRIER";
     }
     return "?";
+}
+
+bool
+IsInSwitchOp(PhaseOp op)
+{
+    return op == PhaseOp::ALL_REDUCE || op == PhaseOp::REDUCE_SCATTER ||
+           op == PhaseOp::ALL_GATHER || op == PhaseOp::REDUCE || op == PhaseOp::BROADCAST;
+}
+
+InSwitchOpKind
+InSwitchKind(PhaseOp op)
+{
+    switch (op)
+    {
+    case PhaseOp::REDUCE_SCATTER:
+        return InSwitchOpKind::REDUCE_SCATTER;
+    case PhaseOp::ALL_GATHER:
+        return InSwitchOpKind::ALL_GATHER;
+    case PhaseOp::REDUCE:
+        return InSwitchOpKind::REDUCE;
+    case PhaseOp::BROADCAST:
+        return InSwitchOpKind::BROADCAST;
+    default:
+        return InSwitchOpKind::ALL_REDUCE;
+    }
 }
 
 bool

@@ -18,6 +18,7 @@
 
 #include "system-params.h"
 
+#include "ns3/in-switch-network.h"
 #include "ns3/topology.h"
 
 #include <cstdint>
@@ -52,6 +53,15 @@ const char* PhaseOpName(PhaseOp op);
  * (CollectiveAlgorithm::GetRooted())
  */
 bool IsRootedOp(PhaseOp op);
+
+/**
+ * \return true if the in-switch algorithm can run \p op (ALL_REDUCE,
+ * REDUCE_SCATTER, ALL_GATHER, REDUCE, BROADCAST)
+ */
+bool IsInSwitchOp(PhaseOp op);
+
+/// \return the in-switch operation of a phase operation (IsInSwitchOp) \param op the operation
+InSwitchOpKind InSwitchKind(PhaseOp op);
 
 /// \return the data size of a phase's output per member (the next phase's input; GATHER:
 /// the root's, SCATTER: each member's share)
@@ -200,6 +210,9 @@ struct PhaseAlgorithm
 {
     AlgoSpec spec;                             //!< the algorithm (after any fallback)
     const CollectiveAlgorithm* steps{nullptr}; //!< step generator (null: custom)
+    /// the phase runs in the switches (AlgoKind::IN_SWITCH): its one step joins the backend's
+    /// in-switch operation (InSwitchNetwork::Join) instead of sending messages
+    bool inSwitch{false};
 
     /// \return the number of steps of member \p rank
     uint32_t NumSteps(PhaseOp op, uint32_t n, uint32_t rank) const

@@ -185,6 +185,12 @@ CollectivePlanner::CheckListLengths() const
     }
 }
 
+void
+CollectivePlanner::SetInSwitchAvailable(bool available)
+{
+    m_inSwitchAvailable = available;
+}
+
 uint32_t
 CollectivePlanner::GetNpuCount() const
 {
@@ -231,7 +237,34 @@ CollectivePlanner::AddPhase(CollectivePlan& plan,
     ph.myIndex =
         static_cast<uint32_t>(std::lower_bound(peers->begin(), peers->end(), npu) - peers->begin());
     ph.queueDim = dim < 0 ? static_cast<uint32_t>(m_dims.size()) : static_cast<uint32_t>(dim);
-    const AlgoSpec want = forced ? *forced : Configured(op, dim);
+    AlgoSpec want = forced ? *forced : Configured(op, dim);
+    if (!forced && req.inSwitch)
+    {
+        // Chakra's in_switch: in the switches wherever the dimension aggregates
+        if (m_inSwitchAvailable && dim >= 0 && m_dims[dim].inSwitch && IsInSwitchOp(op))
+        {
+            want.kind = AlgoKind::IN_SWITCH;
+        }
+        else if (ph.myIndex == 0)
+        {
+            ASTRA_WARN("in-switch-flag-not-honoured",
+                       "collective '"
+                           << req.name << "' asks for in-switch execution (in_switch) "
+                           << "but its " << PhaseOpName(op) << " phase on "
+                           << (dim < 0 ? std::string("a flat (routed) group")
+                                       : "dimension " + std::to_string(dim))
+                           << " cannot run in the switches ("
+                           << (m_inSwitchAvailable ? "no aggregating switches there"
+                                                   : "the backend has no in-switch model")
+                           << "); using " << AlgoKindName(want.kind));
+        }
+    }
+    if (want.kind == AlgoKind::IN_SWITCH && !IsInSwitchOp(op))
+    {
+        // gather, scatter, barrier (configured through the all-reduce list): the host
+        // primitives, as for every family
+        want.kind = AlgoKind::RING;
+    }
     const uint32_t n = static_cast<uint32_t>(peers->size());
     ph.algo.spec = want;
     if (want.kind == AlgoKind::CUSTOM)
@@ -263,7 +296,8 @@ CollectivePlanner::AddPhase(CollectivePlan& plan,
         a = ring;
         ph.algo.spec.kind = AlgoKind::RING;
     }
-    ph.algo.steps = IsRootedOp(op) ? &CollectiveAlgorithm::GetRooted() : a;
+    ph.algo.inSwitch = ph.algo.spec.kind == AlgoKind::IN_SWITCH;
+    ph.algo.steps = IsRootedOp(op) && !ph.algo.inSwitch ? &CollectiveAlgorithm::GetRooted() : a;
     plan.phases.push_back(ph);
 }
 
@@ -285,8 +319,34 @@ CollectivePlanner::RootOf(const CollectiveRequest& req, const std::vector<uint32
     return r;
 }
 
+bool
+CollectivePlanner::RootedInSwitch(const CollectiveRequest& req,
+                                  PhaseOp op,
+                                  uint32_t d,
+                                  uint32_t n,
+                                  AlgoSpec* spec) const
+{
+    if (!IsInSwitchOp(op) || n < 2)
+    {
+        return false; // GATHER, SCATTER, BARRIER: the host primitives
+    }
+    AlgoSpec want = Configured(op, static_cast<int32_t>(d));
+    if (req.inSwitch && m_inSwitchAvailable && m_dims[d].inSwitch)
+    {
+        want.kind = AlgoKind::IN_SWITCH; // Chakra's in_switch
+    }
+    if (want.kind != AlgoKind::IN_SWITCH ||
+        !CollectiveAlgorithm::Get(AlgoKind::IN_SWITCH)->CanRun(op, n, &m_dims[d]))
+    {
+        return false;
+    }
+    *spec = want;
+    return true;
+}
+
 void
 CollectivePlanner::AddRootedPhases(CollectivePlan& plan,
+                                   const CollectiveRequest& req,
                                    uint32_t npu,
                                    PhaseOp op,
                                    uint32_t root,
@@ -325,6 +385,23 @@ CollectivePlanner::AddRootedPhases(CollectivePlan& plan,
         {
             peers->push_back(npu); // sits this phase out (no steps)
             ph.myIndex = 0;
+        }
+        else if (RootedInSwitch(req, op, d, n, &ph.algo.spec))
+        {
+            // in the switches: the line in NPU order (as every in-switch group), the root
+            // named by its index
+            for (size_t x = 0; x < n; ++x)
+            {
+                peers->push_back(WithCoord(npu, d, coords[d][x]));
+            }
+            std::sort(peers->begin(), peers->end());
+            ph.myIndex = static_cast<uint32_t>(std::lower_bound(peers->begin(), peers->end(), npu) -
+                                               peers->begin());
+            ph.rootIndex = static_cast<uint32_t>(
+                std::lower_bound(peers->begin(), peers->end(), WithCoord(npu, d, Coord(root, d))) -
+                peers->begin());
+            ph.algo.inSwitch = true;
+            ph.algo.steps = CollectiveAlgorithm::Get(AlgoKind::IN_SWITCH);
         }
         else
         {
@@ -549,7 +626,7 @@ CollectivePlanner::Plan(const CollectiveRequest& req,
         {
             root = RootOf(req, *subgrid());
         }
-        AddRootedPhases(plan, npu, op, root, V, coords);
+        AddRootedPhases(plan, req, npu, op, root, V, coords);
         return plan;
     }
     if (V.size() == 1)
@@ -559,7 +636,7 @@ CollectivePlanner::Plan(const CollectiveRequest& req,
     }
     if (op == PhaseOp::BARRIER)
     {
-        AddRootedPhases(plan, npu, op, npu, V, coords);
+        AddRootedPhases(plan, req, npu, op, npu, V, coords);
         return plan;
     }
     if (Configured(op, -1).flattened)

@@ -37,6 +37,8 @@ struct CollectiveRequest
     /// REDUCE, GATHER, SCATTER, BROADCAST: the root NPU (-1: the instance's first member)
     int32_t root{-1};
     std::string name; //!< workload node name (reports)
+    /// Chakra's in_switch: run in the switches on every dimension whose switches aggregate
+    bool inSwitch{false};
 };
 
 /// One phase of a planned collective, as one member runs it.
@@ -47,6 +49,9 @@ struct CollectivePhase
     PhaseAlgorithm algo;                                //!< algorithm and its step generator
     std::shared_ptr<const std::vector<uint32_t>> peers; //!< ordered members of this phase
     uint32_t myIndex{0};                                //!< the member's index in peers
+    /// a rooted phase in the switches (REDUCE, BROADCAST): the root's index in peers (the
+    /// host primitives order peers from the root instead)
+    uint32_t rootIndex{0};
     /// a rooted phase: the members of this NPU's line along dim even where the NPU sits
     /// the phase out (peers = itself); 0: peers->size()
     uint32_t lineSize{0};
@@ -110,6 +115,13 @@ class CollectivePlanner
      */
     void Setup(const std::vector<DimensionSpec>& dims, const SystemParams& params);
 
+    /**
+     * Whether the backend runs in-switch operations (a request's inSwitch
+     * flag is ignored, with a warning, when it does not).
+     * \param available flag
+     */
+    void SetInSwitchAvailable(bool available);
+
     /// \return NPU count (product of the dimensions)
     uint32_t GetNpuCount() const;
     /// \return coordinate of npu along dim (dimension 0 varies fastest)
@@ -147,11 +159,22 @@ class CollectivePlanner
      * Plan()); where this NPU takes no part, a phase of itself alone.
      */
     void AddRootedPhases(CollectivePlan& plan,
+                         const CollectiveRequest& req,
                          uint32_t npu,
                          PhaseOp op,
                          uint32_t root,
                          const std::vector<uint32_t>& V,
                          const std::vector<std::vector<uint32_t>>& coords) const;
+    /**
+     * \return true if a rooted phase (REDUCE, BROADCAST) of \p n members on
+     * dimension \p d runs in the switches (configured inSwitch, or Chakra's
+     * in_switch where the dimension aggregates); then \p spec is set
+     */
+    bool RootedInSwitch(const CollectiveRequest& req,
+                        PhaseOp op,
+                        uint32_t d,
+                        uint32_t n,
+                        AlgoSpec* spec) const;
     /// \return the root of a rooted request on \p members (validated; throws InputError)
     uint32_t RootOf(const CollectiveRequest& req, const std::vector<uint32_t>& members) const;
     /// \return the configured algorithm of \p op on \p dim (-1: flat)
@@ -174,6 +197,7 @@ class CollectivePlanner
     std::vector<uint32_t> m_stride;    //!< NPU id stride per dimension
     uint32_t m_npus{0};                //!< NPU count
     SystemParams m_params;             //!< parameters
+    bool m_inSwitchAvailable{false};   //!< the backend has an in-switch model
 };
 
 } // namespace astra

@@ -29,6 +29,7 @@ enum class AlgoKind : uint8_t
     DIRECT,             //!< direct: every peer at once (or a window of N peers)
     HALVING_DOUBLING,   //!< recursive halving / doubling
     DOUBLE_BINARY_TREE, //!< two complementary binary trees (all-reduce)
+    IN_SWITCH,          //!< reduction / multicast in the switches (doc/in-network.rst)
     CUSTOM              //!< per-rank Chakra traces (e.g. MSCCL)
 };
 
@@ -45,7 +46,7 @@ struct AlgoSpec
     /**
      * Parse an entry of ASTRA-sim's *-implementation lists, spelled as in
      * ASTRA-sim: "ring", "direct", "directN" (N > 0 peers in flight),
-     * "halvingDoubling", "doubleBinaryTree", and the flattened "oneRing",
+     * "halvingDoubling", "doubleBinaryTree", "inSwitch", and the flattened "oneRing",
      * "oneDirect", "oneDirectN", "oneHalvingDoubling". The one parser of
      * these names (the configuration files go through it).
      * \param name the name

@@ -650,6 +650,10 @@ ConvertNode(const ChakraProtoMsg::Node& pn, WorkloadGraph& g, const ChakraReadOp
                 n.involvedDim.push_back(v != 0);
             }
         }
+        else if (name == "in_switch")
+        {
+            n.inSwitch = r.Int(a, kI64Min, kU64Max) != 0;
+        }
         else if (name == "duration_ns")
         {
             n.durationNs = static_cast<uint64_t>(r.Int(a, 0, kU64Max));

@@ -164,6 +164,10 @@ SerializeChakra(const WorkloadGraph& g, const ChakraWriteOptions& opts)
         {
             Add(pn, "pg_name")->set_string_val(n.pgName);
         }
+        if (n.inSwitch)
+        {
+            Add(pn, "in_switch")->set_bool_val(true);
+        }
         if (!n.involvedDim.empty())
         {
             auto* l = Add(pn, "involved_dim")->mutable_bool_list();
@@ -240,8 +244,8 @@ AppendChakraNode(std::string& out, const WorkloadNode& n, bool legacy)
     // numerics are packed, negative int32/int64 are 10-byte varints. The body is
     // encoded with raw pointer writes into a buffer sized by an upper bound.
     const size_t deps = n.ctrlDeps.size() + n.dataDeps.size();
-    const size_t bound =
-        512 + n.name.size() + n.pgName.size() + n.opType.size() + n.involvedDim.size() + 10 * deps;
+    const size_t bound = 512 + 16 + n.name.size() + n.pgName.size() + n.opType.size() +
+                         n.involvedDim.size() + 10 * deps;
     char stackBuf[1024];
     std::string heapBuf;
     char* buf = stackBuf;
@@ -351,6 +355,10 @@ AppendChakraNode(std::string& out, const WorkloadNode& n, bool legacy)
     if (!n.pgName.empty())
     {
         strAttr("pg_name", n.pgName);
+    }
+    if (n.inSwitch)
+    {
+        intAttr("in_switch", 27, 1); // bool_val
     }
     if (!n.involvedDim.empty())
     {

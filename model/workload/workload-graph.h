@@ -92,6 +92,9 @@ struct WorkloadNode
     std::string pgName;                      //!< communicator group ("" = all NPUs)
     std::vector<bool> involvedDim;           //!< dimensions a collective spans (empty = all)
     std::string opType;                      //!< op_type (COMP)
+    /// in_switch (COMM_COLL): run in the switches where a dimension aggregates (the flag of
+    /// the reference's in-switch branch; doc/in-network.rst)
+    bool inSwitch{false};
     /// Duration in ns; when nonzero it takes precedence over durationMicros.
     /// Set by the text-workload converter (1 cycle = 1 ns) and read from / written
     /// to the ET attribute "duration_ns" (uint64), an extension of this module.
