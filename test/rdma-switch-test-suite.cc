@@ -690,7 +690,8 @@ class EcnSwitchMarkerTestCase : public TestCase
 {
   public:
     EcnSwitchMarkerTestCase()
-        : TestCase("ECN marker of a switch: EcnMarker type, Kmin, Kmax, Pmax and EcnAtDequeue aliases")
+        : TestCase(
+              "ECN marker of a switch: EcnMarker type, Kmin, Kmax, Pmax and EcnAtDequeue aliases")
     {
     }
 

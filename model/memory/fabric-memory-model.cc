@@ -4,6 +4,7 @@
 
 #include "fabric-memory-model.h"
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/astra-input.h"
 #include "ns3/event-batcher.h"
 #include "ns3/log.h"
@@ -252,7 +253,10 @@ FabricMemoryModel::MessageDone(uint64_t cookie)
 {
     if (cookie >= m_messages.size() || !m_messages[cookie].used)
     {
-        NS_LOG_WARN("fabric memory: completion of an unknown message " << cookie);
+        ASTRA_WARN("memory-unknown-completion",
+                   "fabric memory: a transport completed message " << cookie
+                                                                   << " that it was never given "
+                                                                      "(ignored)");
         return;
     }
     MessageState& msg = m_messages[cookie];

@@ -4,6 +4,7 @@
 
 #include "memory-server.h"
 
+#include "ns3/astra-diagnostics.h"
 #include "ns3/log.h"
 #include "ns3/rdma-host-stack.h"
 #include "ns3/simulator.h"
@@ -119,7 +120,11 @@ MemoryServer::RxComplete(RdmaQueuePair& qp, const RdmaMessageInfo& info)
     auto it = m_writes.find(qp.GetQpn());
     if (it == m_writes.end() || it->second.empty())
     {
-        NS_LOG_WARN("memory server: WRITE completion without a start on QP " << qp.GetQpn());
+        ASTRA_WARN("memory-server-unmatched-write",
+                   "memory server: an RDMA WRITE completed on QP "
+                       << qp.GetQpn()
+                       << " without a WRITE started by the memory model (ignored; only the "
+                          "memory model's own WRITEs are served)");
         return;
     }
     const MemoryDevice::Grant g = it->second.front();
