@@ -125,10 +125,10 @@ Run(int argc, char* argv[])
         }
     }
 
-    // a binary heap in a vector: fewer instructions and cache misses than the default
-    // MapScheduler with many pending events; event order (time, then insertion) is the
-    // same for every scheduler (override: --SchedulerType=...)
-    GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
+    // a 4-ary heap: fewer instructions, branch mispredictions and cache misses than ns-3's
+    // schedulers with many pending events; event order (time, then insertion) is the same
+    // for every scheduler (override: --SchedulerType=...)
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::QuadHeapScheduler"));
     AstraCommandLine cmd(__FILE__);
     cmd.AddValue("workload-configuration",
                  "Chakra prefix (PREFIX.<rank>.et) or a .txt text workload",

@@ -174,7 +174,7 @@ RunRoce(const BenchCase& c, const SystemParams& params, double maxSimMs)
         apps.back()->TraceConnectWithoutContext("Finished", MakeCallback(&OnFinished));
     }
     ac.Start(Seconds(0));
-    Simulator::Stop(MilliSeconds(maxSimMs));
+    Simulator::Stop(Time::FromDouble(maxSimMs, Time::MS));
     const auto w1 = std::chrono::steady_clock::now();
     Simulator::Run();
     const auto w2 = std::chrono::steady_clock::now();
@@ -337,8 +337,9 @@ Run(int argc, char* argv[])
     double maxSimMs = 10000;
     uint32_t ackInterval = 1;
     uint64_t switchBufferMiB = 64;
-    // a binary heap in a vector: fewer instructions than the default MapScheduler
-    GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
+    // a 4-ary heap (doc/benchmarks-roce.rst): fewer instructions and cache lines per event
+    // than ns-3's schedulers; every scheduler runs events in the same (time, uid) order
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::QuadHeapScheduler"));
     AstraCommandLine cmd(__FILE__);
     cmd.AddValue("cases", "comma-separated: ring, 2d, anchor", cases);
     cmd.AddValue("npus", "comma-separated NPU counts of the ring and 2d cases", npuList);

@@ -380,81 +380,81 @@ class RdmaNetDevice : public NetDevice
     void DropFrame(RdmaQueuedFrame& f, DropReason r);    //!< account and trace a drop
     std::string Name() const;                            //!< "node N port P" for messages
 
-    // configuration
-    DataRate m_rate;                               //!< link rate
-    uint64_t m_bps{0};                             //!< link rate in bit/s
-    uint64_t m_ticksPerSecond{0};                  //!< Time resolution ticks per second
-    uint16_t m_mtu{9000};                          //!< IP MTU
-    bool m_pfcEnabled{true};                       //!< react to received PFC frames
-    uint8_t m_controlMask{0xC0};                   //!< strict priorities
-    uint32_t m_dwrrQuantum{1500};                  //!< DWRR quantum per unit weight (bytes)
-    uint32_t m_weights[8]{1, 1, 1, 1, 1, 1, 1, 1}; //!< DWRR weights
-    Ptr<ErrorModel> m_receiveErrorModel;           //!< receive error model
+    // Members read or written for every frame come first, together (a few cache lines per
+    // device and frame: with thousands of devices the fabric's state does not fit in the
+    // caches); configuration, PFC state and rarely used trace sources follow.
 
-    // wiring
-    Ptr<RdmaChannel> m_channel;                          //!< link
+    // per frame: transmitter, receiver, queues
+    RdmaFrameReceiver* m_receiver{nullptr}; //!< direct receiver (or null)
+    RdmaFrameSource* m_source{nullptr};     //!< host frame source
+    RdmaFrameSlot* m_current{nullptr};      //!< frame being serialized (owned by its reception
+                                            //!< event, which runs after TransmitComplete)
+    Ptr<RdmaChannel> m_channel;             //!< link
+    Ptr<ErrorModel> m_receiveErrorModel;    //!< receive error model
+    uint64_t m_bps{0};                      //!< link rate in bit/s
+    uint64_t m_ticksPerSecond{0};           //!< Time resolution ticks per second
+    uint64_t m_txCarry{0};                  //!< remainder of tx time division (bit*ticks)
+    uint32_t m_contextId{0};                //!< node id (event context)
+    uint32_t m_portIndex{0};                //!< port index (owner's numbering)
+    uint16_t m_mtu{9000};                   //!< IP MTU
+    uint8_t m_nonEmpty{0};                  //!< bit p = queue p non-empty
+    uint8_t m_pausedMask{0};                //!< bit p = priority p paused
+    uint8_t m_controlMask{0xC0};            //!< strict priorities
+    uint8_t m_dwrrCur{0};                   //!< DWRR current priority
+    bool m_dwrrTurn{false};                 //!< DWRR: quantum already added for this turn
+    bool m_busy{false};                     //!< serializing
+    bool m_selecting{false};                //!< inside StartNext / TxHandler (no re-entry)
+    bool m_kick{false};                     //!< re-run selection after re-entrant enqueue
+    bool m_preferSource{false};             //!< round-robin between frame source and queues
+    bool m_pfcPending{false};               //!< a PFC frame waits for the port
+    bool m_receiverTx{false};               //!< m_receiver gets FrameSent
+    bool m_rxHandlerUsesPacket{true};       //!< build lazy packets before it
+    bool m_pfcEnabled{true};                //!< react to received PFC frames
+    uint64_t m_txFrames{0};                 //!< frames sent
+    uint64_t m_txBytes{0};                  //!< bytes sent
+    uint64_t m_rxFrames{0};                 //!< frames received
+    uint64_t m_rxBytes{0};                  //!< bytes received
+    TracedCallback<const RdmaQueuedFrame&> m_macRxTrace;     //!< MacRx
+    TracedCallback<Ptr<const Packet>> m_snifferTrace;        //!< Sniffer
+    TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace; //!< PromiscSniffer
+    uint32_t m_queueBytes[8]{};                              //!< bytes per priority
+    FrameRing m_queue[8];                                    //!< per-priority FIFOs
+    RxHandler m_rxHandler;                                   //!< receive handler
+    TxHandler m_txHandler;                                   //!< tx-complete handler
+    DequeueHandler m_dequeueHandler;                         //!< dequeue handler
+    TracedCallback<const RdmaQueuedFrame&> m_macTxTrace;     //!< MacTx
+    TracedCallback<uint8_t, uint32_t> m_enqueueTrace;        //!< Enqueue
+    TracedCallback<uint8_t, uint32_t> m_dequeueTrace;        //!< Dequeue
+    int64_t m_deficit[8]{};                                  //!< DWRR deficits
+    uint32_t m_weights[8]{1, 1, 1, 1, 1, 1, 1, 1};           //!< DWRR weights
+    uint32_t m_dwrrQuantum{1500}; //!< DWRR quantum per unit weight (bytes)
+    EventId m_wakeEvent;          //!< frame source wake-up
+
+    // configuration and wiring
+    DataRate m_rate;                                     //!< link rate
     Ptr<Node> m_node;                                    //!< node
-    uint32_t m_contextId{0};                             //!< node id (event context)
     uint32_t m_ifIndex{0};                               //!< interface index
-    uint32_t m_portIndex{0};                             //!< port index (owner's numbering)
     Mac48Address m_address;                              //!< MAC
     bool m_addressSet{false};                            //!< SetAddress was called
-    RxHandler m_rxHandler;                               //!< receive handler
-    bool m_rxHandlerUsesPacket{true};                    //!< build lazy packets before it
-    TxHandler m_txHandler;                               //!< tx-complete handler
-    RdmaFrameReceiver* m_receiver{nullptr};              //!< direct receiver (or null)
-    bool m_receiverTx{false};                            //!< m_receiver gets FrameSent
-    DequeueHandler m_dequeueHandler;                     //!< dequeue handler
-    RdmaFrameSource* m_source{nullptr};                  //!< host frame source
     NetDevice::ReceiveCallback m_rxCallback;             //!< unused (ns-3 API)
     NetDevice::PromiscReceiveCallback m_promiscCallback; //!< unused (ns-3 API)
     TracedCallback<> m_linkChange;                       //!< link change callbacks
 
-    // queues and transmitter
-    FrameRing m_queue[8];              //!< per-priority FIFOs
-    uint32_t m_queueBytes[8]{};        //!< bytes per priority
-    uint8_t m_nonEmpty{0};             //!< bit p = queue p non-empty
-    uint8_t m_pausedMask{0};           //!< bit p = priority p paused
-    bool m_pfcPending{false};          //!< a PFC frame waits for the port
-    RdmaMeta m_pfcMeta;                //!< pending PFC frame contents
-    bool m_busy{false};                //!< serializing
-    bool m_selecting{false};           //!< inside StartNext / TxHandler (no re-entry)
-    bool m_kick{false};                //!< re-run selection after re-entrant enqueue
-    bool m_preferSource{false};        //!< round-robin between frame source and queues
-    RdmaFrameSlot* m_current{nullptr}; //!< frame being serialized (owned by its reception
-                                       //!< event, which runs after TransmitComplete)
-    uint64_t m_txCarry{0};             //!< remainder of tx time division (bit*ticks)
-    uint8_t m_dwrrCur{0};              //!< DWRR current priority
-    bool m_dwrrTurn{false};            //!< DWRR: quantum already added for this turn
-    int64_t m_deficit[8]{};            //!< DWRR deficits
-    EventId m_wakeEvent;               //!< frame source wake-up
-
-    // PFC reaction
+    // PFC
+    RdmaMeta m_pfcMeta;      //!< pending PFC frame contents
     Time m_pauseUntil[8];    //!< expiry per priority
     Time m_pauseStart[8];    //!< start of the current pause
     Time m_pauseTotal[8];    //!< accumulated pause time
     EventId m_pauseEvent[8]; //!< expiry timers
 
-    // counters
-    uint64_t m_txFrames{0}; //!< frames sent
-    uint64_t m_txBytes{0};  //!< bytes sent
-    uint64_t m_rxFrames{0}; //!< frames received
-    uint64_t m_rxBytes{0};  //!< bytes received
-    uint64_t m_drops{0};    //!< drops
-    uint64_t m_pfcRx{0};    //!< PFC frames received
-    uint64_t m_pfcTx{0};    //!< PFC frames sent
-
-    // trace sources
-    TracedCallback<const RdmaQueuedFrame&> m_macTxTrace;         //!< MacTx
-    TracedCallback<const RdmaQueuedFrame&> m_macRxTrace;         //!< MacRx
+    // counters and trace sources off the per-frame path
+    uint64_t m_drops{0};                                         //!< drops
+    uint64_t m_pfcRx{0};                                         //!< PFC frames received
+    uint64_t m_pfcTx{0};                                         //!< PFC frames sent
     TracedCallback<const RdmaQueuedFrame&, uint8_t> m_dropTrace; //!< Drop
-    TracedCallback<uint8_t, uint32_t> m_enqueueTrace;            //!< Enqueue
-    TracedCallback<uint8_t, uint32_t> m_dequeueTrace;            //!< Dequeue
     TracedCallback<uint8_t, uint16_t> m_pfcRxTrace;              //!< PfcRx
     TracedCallback<uint8_t, uint16_t> m_pfcTxTrace;              //!< PfcTx
     TracedCallback<uint8_t, bool> m_pauseTrace;                  //!< PauseState
-    TracedCallback<Ptr<const Packet>> m_snifferTrace;            //!< Sniffer
-    TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace;     //!< PromiscSniffer
 };
 
 /**

@@ -17,6 +17,7 @@
 #include "ns3/rdma-meta.h"
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 namespace ns3
@@ -70,18 +71,20 @@ class RdmaForwardingTable : public Object
     void AddRoute(uint32_t dstHostIndex, uint32_t port);
 
     /// \return the equal-cost ports towards a host (empty: no route)
-    const std::vector<uint32_t>& GetPorts(uint32_t dstHostIndex) const
-    {
-        return dstHostIndex < m_ports.size() ? m_ports[dstHostIndex] : m_empty;
-    }
+    /**
+     * The equal-cost port set towards a destination host (set-up and tests; the per-packet
+     * path uses SelectPort).
+     * \param dstHostIndex destination host index
+     * \return the ports in the order given, empty if there is no route
+     */
+    std::vector<uint32_t> GetPorts(uint32_t dstHostIndex) const;
 
-    /// \return hop count to a host as installed (0xFFFFFFFF: unknown)
     uint32_t GetHops(uint32_t dstHostIndex) const;
 
     /// \return number of destination entries (max host index + 1)
     uint32_t GetNDestinations() const
     {
-        return static_cast<uint32_t>(m_ports.size());
+        return static_cast<uint32_t>(m_entry.size());
     }
 
     /// Set the per-node ECMP hash seed.
@@ -103,17 +106,22 @@ class RdmaForwardingTable : public Object
      */
     uint32_t SelectPort(const RdmaMeta& meta) const
     {
-        const std::vector<uint32_t>& ports = GetPorts(RdmaAddressing::IpToHostIndex(meta.dstIp));
-        const std::size_t n = ports.size();
-        if (n == 0)
+        const uint32_t dst = RdmaAddressing::IpToHostIndex(meta.dstIp);
+        if (dst >= m_entry.size())
         {
             return kNoRoute;
         }
-        if (n == 1)
+        const uint32_t e = m_entry[dst];
+        if (e < kSetBit)
         {
-            return ports[0];
+            return e; // the one port
         }
-        return ports[Hash(meta.srcIp, meta.dstIp, meta.sport, meta.dport, m_seed) % n];
+        if (e == kNoRoute)
+        {
+            return kNoRoute;
+        }
+        const uint32_t* set = &m_sets[e & ~kSetBit]; // [n, port 0, ..., port n-1]
+        return set[1 + Hash(meta.srcIp, meta.dstIp, meta.sport, meta.dport, m_seed) % set[0]];
     }
 
     /**
@@ -161,10 +169,26 @@ class RdmaForwardingTable : public Object
         return h * 5 + 0xE6546B64u;
     }
 
-    std::vector<std::vector<uint32_t>> m_ports; //!< ports per destination host
-    std::vector<uint32_t> m_hops;               //!< hop count per destination host
-    std::vector<uint32_t> m_empty;              //!< returned when no route
-    uint32_t m_seed{0};                         //!< ECMP seed
+    /// entry of a destination with two or more ports: kSetBit | offset of its set in m_sets
+    static constexpr uint32_t kSetBit = 0x80000000u;
+
+    /**
+     * Store the port set of a destination (shared with every other destination that has the
+     * same set, in the same order).
+     * \param dstHostIndex destination host index
+     * \param ports port indices on this node
+     */
+    void Store(uint32_t dstHostIndex, const std::vector<uint32_t>& ports);
+
+    // One 4-byte word per destination: the port itself when there is one (kNoRoute when there
+    // is none), else kSetBit | the offset of [n, ports...] in m_sets. A switch's row stays a
+    // few KiB at thousands of hosts, and a lookup touches one word (and, with ECMP, a set
+    // that all destinations behind the same uplinks share).
+    std::vector<uint32_t> m_entry;                      //!< per destination host
+    std::vector<uint32_t> m_sets;                       //!< ECMP sets: [n, port 0, ..., n-1]
+    std::map<std::vector<uint32_t>, uint32_t> m_setIds; //!< set-up only: set -> offset
+    std::vector<uint32_t> m_hops;                       //!< hop count per destination host
+    uint32_t m_seed{0};                                 //!< ECMP seed
 };
 
 } // namespace ns3

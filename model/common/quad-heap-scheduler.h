@@ -1,0 +1,83 @@
+/*
+ * QuadHeapScheduler: an ns-3 event scheduler (a 4-ary min-heap) for simulations with
+ * thousands of events pending, as packet-level fabrics have.
+ */
+
+#ifndef QUAD_HEAP_SCHEDULER_H
+#define QUAD_HEAP_SCHEDULER_H
+
+#include "ns3/scheduler.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ns3
+{
+namespace astra
+{
+
+/**
+ * \ingroup astra-sim
+ * Event scheduler: a 4-ary min-heap ordered by (time stamp, event uid), the order of every
+ * ns-3 scheduler, so swapping it for another scheduler never changes a result.
+ *
+ * The keys ((time stamp << 32) | uid, 16 bytes, compared as one 128-bit number without a
+ * branch) sit in one 64-byte aligned array so that the four children of a node share one cache
+ * line; the event pointers and contexts sit in a parallel array. RemoveNext walks the hole
+ * left by the root down to a leaf along the smaller children (three branch-free comparisons
+ * per level, log4 of the pending events levels) and lifts the last element from there (the
+ * last element is late, so it rarely climbs). Against ns-3's binary-heap
+ * PriorityQueueScheduler this halves the levels and the cache lines touched per event and
+ * avoids the mispredicted branches of comparing (time, uid) pairs.
+ *
+ * Remove (Simulator::Remove of a pending event) is a linear search: the module never calls
+ * it on a per-packet path.
+ */
+class QuadHeapScheduler : public Scheduler
+{
+  public:
+    /// \return the TypeId
+    static TypeId GetTypeId();
+    QuadHeapScheduler();
+    ~QuadHeapScheduler() override;
+
+    void Insert(const Scheduler::Event& ev) override;
+    bool IsEmpty() const override;
+    Scheduler::Event PeekNext() const override;
+    Scheduler::Event RemoveNext() override;
+    void Remove(const Scheduler::Event& ev) override;
+
+    /// \return the number of pending events
+    std::size_t GetSize() const
+    {
+        return m_size;
+    }
+
+  private:
+    /// (time stamp << 32) | uid: one unsigned comparison orders events by (time, uid)
+    __extension__ typedef unsigned __int128 Key;
+
+    /// what travels with a key
+    struct Payload
+    {
+        EventImpl* impl; //!< the event
+        uint32_t ctx;    //!< its context
+    };
+
+    /// First array position of the heap: node i is at position i + kBase, so that the four
+    /// children of a node (positions 4p - 8 .. 4p - 5 of the node at position p) start at a
+    /// multiple of four positions: one 64-byte line of keys.
+    static constexpr std::size_t kBase = 3;
+
+    void Grow(); //!< double the capacity
+
+    Key* m_keys{nullptr};         //!< keys by position (64-byte aligned)
+    Payload* m_payloads{nullptr}; //!< events and contexts by position
+    std::size_t m_size{0};        //!< pending events
+    std::size_t m_capacity{0};    //!< positions allocated past kBase
+};
+
+} // namespace astra
+} // namespace ns3
+
+#endif /* QUAD_HEAP_SCHEDULER_H */
