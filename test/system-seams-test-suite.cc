@@ -17,9 +17,9 @@
 #include "ns3/event-batcher.h"
 #include "ns3/flow-backend.h"
 #include "ns3/network-backend-factory.h"
-#include "ns3/node-dependencies.h"
 #include "ns3/roce-backend.h"
 #include "ns3/test.h"
+#include "ns3/workload-graph.h"
 
 #include <algorithm>
 #include <sstream>
