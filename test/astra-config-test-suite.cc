@@ -303,7 +303,11 @@ class ConfigErrorTestCase : public GuardedCase
         Sys(R"({"preferred-dataset-splits": 0})", {"key 'preferred-dataset-splits'", "from 1"});
         Sys(R"({"active-chunks-per-dimension": 1.5})", {"active-chunks-per-dimension", "integer"});
         Sys(R"({"endpoint-delay": "abc"})", {"key 'endpoint-delay'", "expected a number"});
-        Sys(R"({"local-mem-bw": -5})", {"key 'local-mem-bw'", ">= 0"});
+        Sys(R"({"local-mem-bw": -5})", {"key 'local-mem-bw'", "> 0", "-5"});
+        Sys(R"({"local-mem-bw": 0})", {"key 'local-mem-bw'", "must be > 0", "0"});
+        Sys(R"({"local-mem-bw": 1e300})", {"key 'local-mem-bw'", "GB/s", "1e+300"});
+        Sys(R"({"peak-perf": 0})", {"key 'peak-perf'", "must be > 0"});
+        Sys(R"({"preferred-dataset-splits": 2000})", {"'preferred-dataset-splits'", "1 to 1024"});
         Sys(R"({"roofline-enabled": 2})", {"key 'roofline-enabled'", "0/1"});
         Sys(R"({"all-to-all-implementation": ["oneDoubleBinaryTree"]})",
             {"unknown algorithm 'oneDoubleBinaryTree'"});

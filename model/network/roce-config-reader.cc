@@ -1,5 +1,6 @@
 #include "roce-config-reader.h"
 
+#include "ns3/astra-command-line.h"
 #include "ns3/astra-diagnostics.h"
 #include "ns3/astra-input.h"
 #include "ns3/boolean.h"
@@ -61,12 +62,6 @@ IsUnsigned(const std::string& s)
     return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
-bool
-IsSigned(const std::string& s)
-{
-    return !s.empty() && IsUnsigned(s[0] == '-' || s[0] == '+' ? s.substr(1) : s);
-}
-
 /// A finite decimal number filling the whole string.
 bool
 ParseFinite(const std::string& s, double& v)
@@ -86,18 +81,6 @@ ParseFinite(const std::string& s, double& v)
     return true;
 }
 
-/// A time in ns-3's syntax: a finite number and an optional unit.
-bool
-IsTime(const std::string& s)
-{
-    static const std::set<std::string>
-        kUnits{"", "s", "ms", "us", "ns", "ps", "fs", "min", "h", "d", "y"};
-    const size_t n = s.find_first_not_of("+-0123456789.eE");
-    double v = 0;
-    return n != 0 && ParseFinite(s.substr(0, n), v) &&
-           kUnits.count(n == std::string::npos ? "" : s.substr(n)) > 0;
-}
-
 // ------------------------------------------------------------------ attribute values
 
 /// Own attribute (not a parent's) of a type.
@@ -113,54 +96,6 @@ FindOwnAttribute(TypeId tid, const std::string& name, TypeId::AttributeInformati
         }
     }
     return false;
-}
-
-/// Reject what ns-3's parsers would abort on or accept wrongly; "" if acceptable.
-std::string
-CheckValueSyntax(const std::string& v, const Ptr<const AttributeChecker>& checker)
-{
-    const Ptr<AttributeValue> probe = checker->Create();
-    const bool stringLike =
-        DynamicCast<StringValue>(probe) || DynamicCast<RdmaEcnRateMapValue>(probe);
-    if (!stringLike && v.find_first_of(" \t\r\n") != std::string::npos)
-    {
-        return "a value of this attribute has no spaces";
-    }
-    if (DynamicCast<UintegerValue>(probe))
-    {
-        if (!v.empty() && v[0] == '-')
-        {
-            return "must be >= 0";
-        }
-        return IsUnsigned(v) ? "" : "is not a non-negative integer";
-    }
-    if (DynamicCast<IntegerValue>(probe))
-    {
-        return IsSigned(v) ? "" : "is not an integer";
-    }
-    if (DynamicCast<DoubleValue>(probe))
-    {
-        double d = 0;
-        return ParseFinite(v, d) ? "" : "is not a finite number";
-    }
-    if (DynamicCast<TimeValue>(probe))
-    {
-        return IsTime(v) ? "" : "is not a time (a finite number and a unit: s, ms, us, ns, ps)";
-    }
-    if (DynamicCast<TypeIdValue>(probe))
-    {
-        TypeId tid;
-        if (!TypeId::LookupByNameFailSafe(v, &tid))
-        {
-            std::vector<std::string> names;
-            for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
-            {
-                names.push_back(TypeId::GetRegistered(i).GetName());
-            }
-            return "is not a registered TypeId" + DidYouMean(v, names);
-        }
-    }
-    return "";
 }
 
 /// Checker's description for "expected ..." messages.
@@ -697,7 +632,7 @@ RoceConfigReader::SetDefault(const std::string& where,
                          DidYouMean(attr, names));
     }
     const std::string v = Trim(value);
-    const std::string syntax = CheckValueSyntax(v, info.checker);
+    const std::string syntax = CheckAttributeValueSyntax(v, info.checker);
     if (!syntax.empty())
     {
         Fail(where, name, value, syntax);
@@ -715,6 +650,7 @@ RoceConfigReader::SetDefault(const std::string& where,
     {
         Fail(where, name, value, "not a valid value: expected " + Expected(info.checker));
     }
+    RecordGivenAttribute({name, v, where});
 }
 
 void
@@ -728,7 +664,12 @@ RoceConfigReader::SetGlobal(const std::string& where,
         if ((*it)->GetName() == name)
         {
             const std::string v = Trim(value);
-            const std::string syntax = CheckValueSyntax(v, (*it)->GetChecker());
+            std::string syntax = CheckAttributeValueSyntax(v, (*it)->GetChecker());
+            if (syntax.empty() && name == "RngSeed" &&
+                v.find_first_not_of('0') == std::string::npos)
+            {
+                syntax = "is not a seed (ns-3's generator needs a seed >= 1)";
+            }
             if (!syntax.empty())
             {
                 Fail(where, name, value, syntax);
@@ -749,6 +690,7 @@ RoceConfigReader::SetGlobal(const std::string& where,
                      value,
                      "not a valid value: expected " + Expected((*it)->GetChecker()));
             }
+            RecordGivenAttribute({name, v, where});
             return;
         }
         names.push_back((*it)->GetName());
@@ -757,15 +699,59 @@ RoceConfigReader::SetGlobal(const std::string& where,
                      " (an attribute is written ns3::Type::Attribute)");
 }
 
-RoceConfig
-RoceConfigReader::Apply(const std::string& path)
+namespace
 {
-    std::ifstream in(path);
-    if (!in)
+
+/// The text of a RoCE configuration file (a regular file of at most the configuration limit).
+std::string
+ReadRoceConfigText(const std::string& path)
+{
+    try
     {
-        throw InputError("cannot open RoCE configuration '" + path + "'");
+        return ReadInputFile(path, "RoCE configuration");
     }
-    // HPCC / SimAI config.txt: the first meaningful line is "KEY value" (no ':' / '{')
+    catch (const ConfigError& e)
+    {
+        throw InputError(e.what());
+    }
+}
+
+/// The first byte of \p text that is not text (NUL or another control character), or npos.
+size_t
+FindBinary(const std::string& text)
+{
+    for (size_t i = 0; i < text.size(); ++i)
+    {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+        {
+            return i;
+        }
+    }
+    return std::string::npos;
+}
+
+/// Reject a file with binary content, naming its line.
+void
+CheckText(const std::string& path, const std::string& text)
+{
+    const size_t b = FindBinary(text);
+    if (b != std::string::npos)
+    {
+        const size_t line = 1 + std::count(text.begin(), text.begin() + b, '\n');
+        std::ostringstream os;
+        os << path << ": line " << line << ": binary content (byte 0x" << std::hex
+           << unsigned(static_cast<unsigned char>(text[b])) << " at offset " << std::dec << b
+           << "): not a RoCE configuration text file";
+        throw InputError(os.str());
+    }
+}
+
+/// An HPCC / SimAI config.txt: the first meaningful line is "KEY value" (no ':' / '{').
+bool
+LooksLikeHpccConfig(const std::string& text)
+{
+    std::istringstream in(text);
     std::string line;
     while (std::getline(in, line))
     {
@@ -774,13 +760,19 @@ RoceConfigReader::Apply(const std::string& path)
         {
             continue;
         }
-        if (line[p] != '{' && line.find(':') == std::string::npos)
-        {
-            return ApplyHpccConfig(path);
-        }
-        break;
+        return line[p] != '{' && line.find(':') == std::string::npos;
     }
-    return ApplyAttributeFile(path);
+    return false;
+}
+
+} // namespace
+
+RoceConfig
+RoceConfigReader::Apply(const std::string& path)
+{
+    const std::string text = ReadRoceConfigText(path);
+    CheckText(path, text);
+    return LooksLikeHpccConfig(text) ? ApplyHpccConfig(path) : ApplyAttributeFile(path);
 }
 
 RoceConfig
@@ -788,10 +780,12 @@ RoceConfigReader::ApplyAttributeFile(const std::string& path)
 {
     RoceConfig out;
     out.path = path;
+    const std::string text = ReadRoceConfigText(path);
+    CheckText(path, text);
     YAML::Node root;
     try
     {
-        root = YAML::LoadFile(path);
+        root = YAML::Load(text);
     }
     catch (const std::exception& e)
     {
@@ -852,20 +846,28 @@ RoceConfigReader::ApplyHpccConfig(const std::string& path)
     RoceConfig out;
     out.path = path;
     out.hpccFormat = true;
-    std::ifstream in(path);
-    if (!in)
-    {
-        throw InputError("cannot open HPCC/SimAI configuration '" + path + "'");
-    }
+    const std::string text = ReadRoceConfigText(path);
+    CheckText(path, text);
+    std::istringstream in(text);
     HpccReader reader(out);
     std::string line;
+    std::map<std::string, uint32_t> seen; // key -> line
+    uint32_t lineNo = 0;
     while (std::getline(in, line))
     {
+        ++lineNo;
         std::istringstream ls(line);
         std::string key;
         if (!(ls >> key) || key[0] == '#')
         {
             continue;
+        }
+        const auto first = seen.emplace(key, lineNo);
+        if (!first.second)
+        {
+            throw InputError(path + ": line " + std::to_string(lineNo) + ": key '" + key +
+                             "' given twice (first on line " + std::to_string(first.first->second) +
+                             ")");
         }
         std::vector<std::string> vals;
         for (std::string v; ls >> v;)

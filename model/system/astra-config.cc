@@ -4,6 +4,7 @@
 
 #include "astra-config.h"
 
+#include "ns3/astra-limits.h"
 #include "ns3/chakra-reader.h"
 
 #include <algorithm>
@@ -26,9 +27,7 @@ namespace
 using nlohmann::json;
 
 /// Largest delay or latency accepted, in ns (1000 s; a simulation time is an int64 of ns).
-constexpr double kMaxNs = 1e12;
-/// Largest chunk count accepted (preferred-dataset-splits, active-chunks-per-dimension).
-constexpr uint32_t kMaxChunks = 1000000;
+constexpr double kMaxNs = limits::kMaxTimeNs;
 
 [[noreturn]] void
 Fail(const std::string& file, const std::string& what)
@@ -120,6 +119,27 @@ class Value
         if (d > max)
         {
             FailKey(m_file, m_key, "must be at most " + NumberText(max) + ", found " + Text());
+        }
+        return d;
+    }
+
+    /**
+     * \return a number in (0, max] that is at least \p min (a bandwidth, a rate)
+     * \param min smallest value \param max largest value \param unit the unit, for messages
+     */
+    double Positive(double min, double max, const std::string& unit) const
+    {
+        const double d = Number();
+        if (!(d > 0))
+        {
+            FailKey(m_file, m_key, "must be > 0, found " + Text());
+        }
+        if (d < min || d > max)
+        {
+            FailKey(m_file,
+                    m_key,
+                    "must be from " + NumberText(min) + " to " + NumberText(max) + " " + unit +
+                        ", found " + Text());
         }
         return d;
     }
@@ -367,11 +387,11 @@ SystemKeys()
          [](const Value& v, SystemConfig& c) { c.allToAllCustom = v.StringList(false); }},
         {"preferred-dataset-splits",
          [](const Value& v, SystemConfig& c) {
-             c.preferredDatasetSplits = v.Count(1, kMaxChunks);
+             c.preferredDatasetSplits = v.Count(1, limits::kMaxSplits);
          }},
         {"active-chunks-per-dimension",
          [](const Value& v, SystemConfig& c) {
-             c.activeChunksPerDimension = v.Count(1, kMaxChunks);
+             c.activeChunksPerDimension = v.Count(1, limits::kMaxActiveChunks);
          }},
         {"endpoint-delay",
          [](const Value& v, SystemConfig& c) { c.endpointDelay = v.NonNegative(kMaxNs); }},
@@ -381,9 +401,16 @@ SystemKeys()
         {"L", [](const Value& v, SystemConfig& c) { c.L = v.NonNegative(kMaxNs); }},
         {"o", [](const Value& v, SystemConfig& c) { c.o = v.NonNegative(kMaxNs); }},
         {"g", [](const Value& v, SystemConfig& c) { c.g = v.NonNegative(kMaxNs); }},
-        {"G", [](const Value& v, SystemConfig& c) { c.G = v.NonNegative(); }},
-        {"local-mem-bw", [](const Value& v, SystemConfig& c) { c.localMemBw = v.NonNegative(); }},
-        {"peak-perf", [](const Value& v, SystemConfig& c) { c.peakPerf = v.NonNegative(); }},
+        {"G", [](const Value& v, SystemConfig& c) { c.G = v.NonNegative(kMaxNs); }},
+        {"local-mem-bw",
+         [](const Value& v, SystemConfig& c) {
+             c.localMemBw =
+                 v.Positive(limits::kMinBandwidthGBps, limits::kMaxBandwidthGBps, "GB/s");
+         }},
+        {"peak-perf",
+         [](const Value& v, SystemConfig& c) {
+             c.peakPerf = v.Positive(1e-6, limits::kMaxPeakPerfTflops, "TFLOPS");
+         }},
         {"roofline-enabled", [](const Value& v, SystemConfig& c) { c.rooflineEnabled = v.Bool(); }},
         {"replay-only", [](const Value& v, SystemConfig& c) { c.replayOnly = v.Bool(); }},
         {"trace-enabled", [](const Value& v, SystemConfig& c) { c.traceEnabled = v.Bool(); }},
@@ -660,15 +687,17 @@ ParseRemoteMemoryConfig(const std::string& path)
         }
         else if (key == "remote-mem-bw")
         {
-            c.remoteMemBw = v.NonNegative();
+            // a zero bandwidth is meaningless whatever the memory type
+            c.remoteMemBw =
+                v.Positive(limits::kMinBandwidthGBps, limits::kMaxBandwidthGBps, "GB/s");
         }
         else if (key == "num-nodes")
         {
-            c.numNodes = v.Count(1);
+            c.numNodes = v.Count(1, limits::kMaxNpus);
         }
         else if (key == "num-npus-per-node")
         {
-            c.numNpusPerNode = v.Count(1);
+            c.numNpusPerNode = v.Count(1, limits::kMaxNpus);
         }
         else
         {
@@ -749,7 +778,9 @@ ParseCommGroupsText(const std::string& text, const std::string& name, uint32_t n
         }
         if (groups.count(id) != 0)
         {
-            Fail(name, "group id '" + key + "' duplicates id " + std::to_string(id));
+            Fail(name,
+                 "group id '" + key + "' duplicates id " + std::to_string(id) +
+                     " (ids are compared as integers)");
         }
         const json& v = it.value();
         if (!v.is_array())
