@@ -76,6 +76,12 @@ AstraSimScenario::SetAppAttribute(const std::string& n, const AttributeValue& v)
 }
 
 void
+AstraSimScenario::SetWorkloadCheck(bool check)
+{
+    m_helper.SetWorkloadCheck(check);
+}
+
+void
 AstraSimScenario::SetRngStreams(int64_t first)
 {
     if (first < -1)

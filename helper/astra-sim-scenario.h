@@ -66,6 +66,9 @@ class AstraSimScenario
     void SetBackend(const std::string& kind);
     /// Set an attribute of the AstraSimApplication instances \param n name \param v value
     void SetAppAttribute(const std::string& n, const AttributeValue& v);
+    /// \param check check the workloads as a whole at Build (default;
+    /// AstraSimHelper::SetWorkloadCheck)
+    void SetWorkloadCheck(bool check);
     /// \return the fabric helper (configure it before Build; used by "roce" only)
     AstraFabricHelper& GetFabric();
     /**

@@ -130,6 +130,12 @@ AstraSimApplication::GetGraph() const
 Time
 AstraSimApplication::ComputeTime(const WorkloadNode& n, const SystemParams& p)
 {
+    return Time::FromDouble(ComputeTimeNs(n, p), Time::NS);
+}
+
+double
+AstraSimApplication::ComputeTimeNs(const WorkloadNode& n, const SystemParams& p)
+{
     double ns = double(n.GetDurationNs());
     bool roofline = p.rooflineEnabled || (n.GetDurationNs() == 0 && n.hasNumOps);
     if (roofline && n.hasNumOps && p.peakPerfTflops > 0)
@@ -145,7 +151,7 @@ AstraSimApplication::ComputeTime(const WorkloadNode& n, const SystemParams& p)
     {
         ns *= p.computeScale;
     }
-    return Time::FromDouble(ns, Time::NS);
+    return ns;
 }
 
 bool

@@ -83,6 +83,12 @@ class AstraSimApplication : public Application
 
     /// \return compute time of one COMP node (replay or roofline)
     static Time ComputeTime(const WorkloadNode& n, const SystemParams& p);
+    /**
+     * ComputeTime() in nanoseconds, before rounding to a Time (what the
+     * workload check compares with limits::kMaxTimeNs).
+     * \param n the node \param p the system parameters \return nanoseconds
+     */
+    static double ComputeTimeNs(const WorkloadNode& n, const SystemParams& p);
 
     /// Trace signature: (npu, node id).
     typedef void (*NodeTracedCallback)(uint32_t npu, uint64_t nodeId);

@@ -212,16 +212,76 @@ SystemContext::HasCommGroup(const std::string& name) const
 }
 
 std::shared_ptr<const std::vector<uint32_t>>
-SystemContext::ResolveGroup(const std::string& name) const
+SystemContext::ResolveGroup(const std::string& name, std::string* canonical) const
 {
     auto it = m_groups.find(name);
     if (it != m_groups.end())
     {
+        if (canonical)
+        {
+            *canonical = name;
+        }
         return it->second;
     }
-    if (name.empty() || name == "0")
+    auto alias = m_groupAliases.find(name);
+    if (alias != m_groupAliases.end())
     {
+        if (canonical)
+        {
+            *canonical = alias->second;
+        }
+        return alias->second.empty() ? m_world : m_groups.at(alias->second);
+    }
+    if (name.empty())
+    {
+        if (canonical)
+        {
+            canonical->clear();
+        }
         return m_world;
+    }
+    // ASTRA-sim reads a pg_name with std::stoi: blanks, a sign, digits; the rest is ignored
+    long long id = 0;
+    bool integer = false;
+    {
+        size_t i = name.find_first_not_of(" \t\n\r\f\v");
+        const bool neg = i != std::string::npos && name[i] == '-';
+        if (i != std::string::npos && (name[i] == '-' || name[i] == '+'))
+        {
+            ++i;
+        }
+        size_t digits = 0;
+        while (i != std::string::npos && i < name.size() &&
+               std::isdigit(static_cast<unsigned char>(name[i])) && digits < 10)
+        {
+            id = id * 10 + (name[i] - '0');
+            ++i;
+            ++digits;
+        }
+        const bool more = i != std::string::npos && i < name.size() &&
+                          std::isdigit(static_cast<unsigned char>(name[i]));
+        integer = digits > 0 && !more && id <= 2147483647LL;
+        id = neg ? -id : id;
+    }
+    if (integer)
+    {
+        const std::string decimal = std::to_string(id);
+        auto byId = m_groups.find(decimal);
+        if (byId != m_groups.end() || id == 0)
+        {
+            const std::string target = byId != m_groups.end() ? decimal : std::string();
+            m_groupAliases[name] = target;
+            ASTRA_WARN("pg-name-read-as-integer:" + name,
+                       "pg_name '" << name << "' names "
+                                   << (target.empty() ? std::string("all NPUs")
+                                                      : "communicator group " + decimal)
+                                   << ": it is read as an integer, as ASTRA-sim reads it");
+            if (canonical)
+            {
+                *canonical = target;
+            }
+            return target.empty() ? m_world : byId->second;
+        }
     }
     std::ostringstream os;
     os << "unknown communicator group '" << name << "' (known:";
@@ -231,6 +291,17 @@ SystemContext::ResolveGroup(const std::string& name) const
     }
     os << "; pass --comm-group-configuration or declare it in a METADATA node)";
     throw std::runtime_error(os.str());
+}
+
+std::vector<std::string>
+SystemContext::GetCommGroupNames() const
+{
+    std::vector<std::string> names;
+    for (const auto& g : m_groups)
+    {
+        names.push_back(g.first);
+    }
+    return names;
 }
 
 Ptr<AstraSystem>
@@ -514,7 +585,8 @@ uint32_t
 AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
 {
     const SystemParams& p = m_ctx->GetParams();
-    auto members = m_ctx->ResolveGroup(reqIn.group);
+    std::string groupName;
+    auto members = m_ctx->ResolveGroup(reqIn.group, &groupName);
     if (!std::binary_search(members->begin(), members->end(), m_npu))
     {
         throw std::runtime_error("NPU " + std::to_string(m_npu) + " issues collective '" +
@@ -542,8 +614,8 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
     // the k-th collective on the same (sub)group is the same collective everywhere
     // (plain appends, no ostringstream: this runs per NPU and collective)
     std::string key;
-    key.reserve(reqIn.group.size() + reqIn.name.size() + reqIn.involvedDim.size() + 24);
-    key += reqIn.group;
+    key.reserve(groupName.size() + reqIn.name.size() + reqIn.involvedDim.size() + 24);
+    key += groupName;
     key += '|';
     key += std::to_string(c->anchor);
     key += '|';
@@ -572,13 +644,15 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
         rec.placement = plan.Placement();
         rec.members = plan.MemberCount();
     }
-    else if (rec.type != reqIn.type)
+    else if (rec.type != reqIn.type || rec.bytes != c->req.bytes)
     {
-        ASTRA_WARN("collective-type-mismatch",
-                   "NPU " << m_npu << ": collective '" << reqIn.name << "' #" << seq
-                          << " on group '" << reqIn.group << "' is " << CollTypeName(reqIn.type)
-                          << " here but " << CollTypeName(rec.type)
-                          << " on another member (its first member's type is reported)");
+        // the same collective (k-th of this name on this group) must agree on every member
+        std::ostringstream os;
+        os << "collective '" << reqIn.name << "' #" << seq << " on group '" << reqIn.group
+           << "' is " << CollTypeName(reqIn.type) << " of " << c->req.bytes << " bytes on NPU "
+           << m_npu << " but " << CollTypeName(rec.type) << " of " << rec.bytes << " bytes on NPU "
+           << (rec.issuers.empty() ? 0u : rec.issuers.front()) << ": the members' traces disagree";
+        throw std::runtime_error(os.str());
     }
     rec.started++;
     rec.start = std::min(rec.start, Simulator::Now());

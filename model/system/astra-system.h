@@ -173,8 +173,21 @@ class SystemContext : public Object, public MessageSink
     /// \internal \return mutable record
     CollectiveRecord& Record(uint32_t id);
 
-    /// \return the member list of a group ("" / "0" = all NPUs unless defined); throws if unknown
-    std::shared_ptr<const std::vector<uint32_t>> ResolveGroup(const std::string& name) const;
+    /**
+     * The members of the group a pg_name names. A name that is not a group's
+     * exact name is read as ASTRA-sim reads it, as an integer (std::stoi:
+     * leading blanks, a sign, digits, the rest ignored), so "3.0" and "03"
+     * name group 3 (a warning, once per name); "" and a name that reads as 0
+     * name all NPUs unless a group "0" is defined.
+     * \param name the pg_name
+     * \param canonical if not null, set to the group's own name ("" for all NPUs)
+     * \return the member list; throws std::runtime_error if no group matches
+     */
+    std::shared_ptr<const std::vector<uint32_t>> ResolveGroup(
+        const std::string& name,
+        std::string* canonical = nullptr) const;
+    /// \return the names of the groups defined (communicator-group file, traces)
+    std::vector<std::string> GetCommGroupNames() const;
 
     /// \return the collective planner (dimensions, placement, algorithm choice)
     const CollectivePlanner& GetPlanner() const;
@@ -196,6 +209,8 @@ class SystemContext : public Object, public MessageSink
     std::vector<Ptr<AstraSystem>> m_systems;
     std::map<std::string, std::shared_ptr<const std::vector<uint32_t>>> m_groups;
     std::shared_ptr<const std::vector<uint32_t>> m_world;
+    /// pg_names resolved by reading them as integers: name -> the group's own name
+    mutable std::map<std::string, std::string> m_groupAliases;
     std::unordered_map<std::string, uint32_t> m_collIds;
     std::vector<CollectiveRecord> m_records;
     uint64_t m_sent{0};
