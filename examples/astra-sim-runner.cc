@@ -25,6 +25,8 @@
 
 #include "ns3/astra-command-line.h"
 #include "ns3/astra-config.h"
+#include "ns3/astra-input.h"
+#include "ns3/astra-limits.h"
 #include "ns3/astra-paths.h"
 #include "ns3/astra-sim-helper.h"
 #include "ns3/core-module.h"
@@ -100,6 +102,7 @@ Run(int argc, char* argv[])
     uint64_t hangNs = 10000000;
     int64_t rngStream = -1;
     uint32_t textPasses = 1;
+    uint64_t maxTraceMib = limits::kMaxTraceFileBytes >> 20;
     std::string roceConfig;
     std::string logicalTopology;
 
@@ -133,11 +136,25 @@ Run(int argc, char* argv[])
                  logicalTopology);
     cmd.AddValue("logging-folder", "folder for logs and (by default) reports", loggingFolder);
     cmd.AddValue("output-dir", "folder for the report files (default: logging folder)", outputDir);
-    cmd.AddValue("num-queues-per-dim", "queues per dimension", queuesPerDim);
-    cmd.AddValue("compute-scale", "multiplies compute times", computeScale);
-    cmd.AddValue("comm-scale", "multiplies communication sizes", commScale);
-    cmd.AddValue("injection-scale", "multiplies the endpoint delay", injectionScale);
-    cmd.AddValue("rendezvous-protocol", "rendezvous protocol (accepted, no effect)", rendezvous);
+    cmd.AddValue("num-queues-per-dim",
+                 "queues per dimension",
+                 queuesPerDim,
+                 OptionRange::Closed(1, limits::kMaxQueuesPerDim));
+    cmd.AddValue("compute-scale",
+                 "multiplies compute times",
+                 computeScale,
+                 OptionRange::Closed(0, 1e6));
+    cmd.AddValue("comm-scale",
+                 "multiplies communication sizes",
+                 commScale,
+                 OptionRange::Positive(1e6));
+    cmd.AddValue("injection-scale",
+                 "multiplies the endpoint delay",
+                 injectionScale,
+                 OptionRange::Closed(0, 1e6));
+    cmd.AddValue("rendezvous-protocol",
+                 "rendezvous protocol (accepted, not modelled: warns when set)",
+                 rendezvous);
     cmd.AddValue("backend", "network backend: analytical, flow or roce", backendKind);
     cmd.AddValue("roce-config",
                  "RoCE parameters (JSON/YAML attribute file or HPCC/SimAI config.txt)",
@@ -149,17 +166,32 @@ Run(int argc, char* argv[])
     cmd.AddValue("reference-hw-limits",
                  "one COMP and one communication node at a time (ASTRA-sim's feeder)",
                  hwLimits);
-    cmd.AddValue("text-passes", "training passes unrolled from a .txt workload", textPasses);
+    cmd.AddValue("text-passes",
+                 "training passes unrolled from a .txt workload",
+                 textPasses,
+                 OptionRange::Closed(1, limits::kMaxTextPasses));
+    cmd.AddValue("max-trace-mib",
+                 "largest Chakra trace file, and largest size a gzip trace may decompress to "
+                 "(MiB)",
+                 maxTraceMib,
+                 OptionRange::Closed(1, 1 << 20, "MiB"));
     cmd.AddValue("summary", "print the summary table", summary);
-    cmd.AddValue("progress-seconds", "wall seconds between progress lines (0: none)", progressSec);
+    cmd.AddValue("progress-seconds",
+                 "wall seconds between progress lines (0: none)",
+                 progressSec,
+                 OptionRange::Closed(0, 1e9, "s"));
     cmd.AddValue("rng-stream",
                  "RoCE: first random stream of the switches' ECN draws (-1: ns-3's automatic "
                  "numbering; >= 0: results independent of earlier scenarios in the process)",
-                 rngStream);
+                 rngStream,
+                 OptionRange::Closed(-1, 1e15));
     cmd.AddValue("hang-ns",
                  "simulated ns without progress after which the run is reported hung",
-                 hangNs);
+                 hangNs,
+                 OptionRange::Closed(1, 1e15, "ns"));
     cmd.Parse(argc, argv);
+    // attributes of the fabric (--ns3::Rdma..., --roce-config) need the fabric
+    AstraSimScenario::CheckGivenAttributes(backendKind);
 
     if (workload.empty() || system.empty() || network.empty())
     {
@@ -169,6 +201,9 @@ Run(int argc, char* argv[])
 
     // every input file goes through its one parser (astra-config.h, Topology::FromFile);
     // an error ends the program with its message and status 1 (RunMain)
+    const std::string dir = outputDir.empty() ? loggingFolder : outputDir;
+    AstraSimScenario::PrepareOutputDir(dir);
+
     AstraSimScenario sc;
     SetAttributeFromOption(*sc.GetMonitor(),
                            "ProgressInterval",
@@ -196,7 +231,21 @@ Run(int argc, char* argv[])
         std::vector<std::shared_ptr<const WorkloadGraph>> graphs;
         WorkloadLoadOptions lopts;
         lopts.chakra.dropDanglingCtrlDeps = dropDangling;
+        lopts.chakra.maxFileBytes = maxTraceMib << 20;
         lopts.text.numPasses = textPasses;
+        if (cmd.IsGiven("text-passes") && !IsTextWorkload(workload))
+        {
+            throw InputError("--text-passes=" + std::to_string(textPasses) +
+                             " applies to a text workload (.txt); " + workload +
+                             " is a Chakra prefix");
+        }
+        if (rendezvous)
+        {
+            WarnNotModelled("--rendezvous-protocol",
+                            "rendezvous-protocol",
+                            "1",
+                            "messages are sent eagerly");
+        }
         for (auto& g : LoadWorkload(workload, topo->GetNpuCount(), lopts))
         {
             graphs.push_back(std::make_shared<WorkloadGraph>(std::move(g)));
@@ -214,6 +263,8 @@ Run(int argc, char* argv[])
         }
         sc.Build();
     }
+    sc.PrintFabricConfig(std::cout);
+    sc.WarnUnusedAttributes();
 
     int rc = sc.Run();
     sc.PrintStatus(std::cerr);
@@ -228,18 +279,14 @@ Run(int argc, char* argv[])
                   << sc.GetContext()->GetMessagesSent() << ", peak RSS " << ru.ru_maxrss / 1024
                   << " MiB\n";
     }
-    std::string dir = outputDir.empty() ? loggingFolder : outputDir;
-    if (!dir.empty())
+    try
     {
-        try
-        {
-            sc.WriteReports(dir);
-        }
-        catch (const std::exception& e)
-        {
-            std::cerr << "error: " << e.what() << std::endl;
-            rc = rc ? rc : 1;
-        }
+        sc.WriteReports(dir);
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        rc = rc ? rc : 1;
     }
     sc.Destroy();
     return rc;

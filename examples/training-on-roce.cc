@@ -20,6 +20,7 @@
 #include "ns3/astra-command-line.h"
 #include "ns3/astra-config.h"
 #include "ns3/astra-input.h"
+#include "ns3/astra-limits.h"
 #include "ns3/astra-paths.h"
 #include "ns3/astra-sim-helper.h"
 #include "ns3/config.h"
@@ -92,6 +93,7 @@ Run(int argc, char* argv[])
     uint32_t systems = 1;
     bool pcap = false;
     uint32_t textPasses = 1;
+    uint64_t maxTraceMib = limits::kMaxTraceFileBytes >> 20;
     bool dropDangling = false;
     bool hwLimits = false;
     std::string remoteMemory;
@@ -123,24 +125,69 @@ Run(int argc, char* argv[])
                  "JSON/YAML file of ns-3 attribute defaults (applied before --ns3::...)",
                  roceConfig);
     cmd.AddValue("output-dir", "folder for the report files", outputDir);
-    cmd.AddValue("scale-up-npus", "NPUs per scale-up switch (dimension 0)", scaleUpNpus);
-    cmd.AddValue("scale-up-GBps", "scale-up link bandwidth (GB/s, GB = 2^30)", scaleUpGBps);
-    cmd.AddValue("scale-up-latency", "scale-up link latency (ns)", scaleUpLatency);
-    cmd.AddValue("scale-out-Gbps", "scale-out link rate (Gbit/s)", scaleOutGbps);
-    cmd.AddValue("scale-out-latency", "scale-out link latency (ns)", scaleOutLatency);
-    cmd.AddValue("hosts-per-leaf", "scale-out Clos: NPUs per leaf switch", hostsPerLeaf);
-    cmd.AddValue("spines", "scale-out Clos: spines (0: a single Switch instead)", spines);
-    cmd.AddValue("peak-perf", "roofline peak (TFLOPS), when no system file", peakPerf);
-    cmd.AddValue("local-mem-bw", "local memory bandwidth (GB/s), when no system file", localMemBw);
-    cmd.AddValue("splits", "preferred-dataset-splits, when no system file", splits);
-    cmd.AddValue("active-chunks", "active-chunks-per-dimension, when no system file", activeChunks);
-    cmd.AddValue("comm-scale", "multiplies communication sizes", commScale);
-    cmd.AddValue("compute-scale", "multiplies compute times", computeScale);
+    cmd.AddValue("scale-up-npus",
+                 "NPUs per scale-up switch (dimension 0)",
+                 scaleUpNpus,
+                 OptionRange::Closed(1, 8));
+    cmd.AddValue("scale-up-GBps",
+                 "scale-up link bandwidth (GB/s, GB = 2^30)",
+                 scaleUpGBps,
+                 OptionRange::Positive(limits::kMaxBandwidthGBps, "GB/s"));
+    cmd.AddValue("scale-up-latency",
+                 "scale-up link latency (ns)",
+                 scaleUpLatency,
+                 OptionRange::Closed(0, limits::kMaxTimeNs, "ns"));
+    cmd.AddValue("scale-out-Gbps",
+                 "scale-out link rate (Gbit/s)",
+                 scaleOutGbps,
+                 OptionRange::Positive(8e6, "Gbit/s"));
+    cmd.AddValue("scale-out-latency",
+                 "scale-out link latency (ns)",
+                 scaleOutLatency,
+                 OptionRange::Closed(0, limits::kMaxTimeNs, "ns"));
+    cmd.AddValue("hosts-per-leaf",
+                 "scale-out Clos: NPUs per leaf switch",
+                 hostsPerLeaf,
+                 OptionRange::Closed(1, limits::kMaxNpus));
+    cmd.AddValue("spines",
+                 "scale-out Clos: spines (0: a single Switch instead)",
+                 spines,
+                 OptionRange::Closed(0, limits::kMaxNpus));
+    cmd.AddValue("peak-perf",
+                 "roofline peak (TFLOPS), when no system file",
+                 peakPerf,
+                 OptionRange::Positive(limits::kMaxPeakPerfTflops, "TFLOPS"));
+    cmd.AddValue("local-mem-bw",
+                 "local memory bandwidth (GB/s), when no system file",
+                 localMemBw,
+                 OptionRange::Positive(limits::kMaxBandwidthGBps, "GB/s"));
+    cmd.AddValue("splits",
+                 "preferred-dataset-splits, when no system file",
+                 splits,
+                 OptionRange::Closed(1, limits::kMaxSplits));
+    cmd.AddValue("active-chunks",
+                 "active-chunks-per-dimension, when no system file",
+                 activeChunks,
+                 OptionRange::Closed(1, limits::kMaxActiveChunks));
+    cmd.AddValue("comm-scale",
+                 "multiplies communication sizes",
+                 commScale,
+                 OptionRange::Positive(1e6));
+    cmd.AddValue("compute-scale",
+                 "multiplies compute times",
+                 computeScale,
+                 OptionRange::Closed(0, 1e6));
     cmd.AddValue("partition",
                  "system-id partition: none, round-robin, block, dim0-line",
                  partition);
-    cmd.AddValue("systems", "number of ns-3 system ids (logical processes)", systems);
-    cmd.AddValue("queue-sample-ns", "queue sampling interval (ns)", queueSampleNs);
+    cmd.AddValue("systems",
+                 "number of ns-3 system ids (logical processes)",
+                 systems,
+                 OptionRange::Closed(1, 1e6));
+    cmd.AddValue("queue-sample-ns",
+                 "queue sampling interval (ns)",
+                 queueSampleNs,
+                 OptionRange::Closed(1, 1e15, "ns"));
     cmd.AddValue("remote-memory-configuration", "remote memory JSON", remoteMemory);
     cmd.AddValue("drop-dangling-ctrl-deps",
                  "ignore control deps naming absent nodes",
@@ -148,27 +195,61 @@ Run(int argc, char* argv[])
     cmd.AddValue("reference-hw-limits",
                  "one COMP and one communication node at a time (ASTRA-sim's feeder)",
                  hwLimits);
-    cmd.AddValue("text-passes", "training passes unrolled from a .txt workload", textPasses);
+    cmd.AddValue("text-passes",
+                 "training passes unrolled from a .txt workload",
+                 textPasses,
+                 OptionRange::Closed(1, limits::kMaxTextPasses));
+    cmd.AddValue("max-trace-mib",
+                 "largest Chakra trace file, and largest size a gzip trace may decompress to "
+                 "(MiB)",
+                 maxTraceMib,
+                 OptionRange::Closed(1, 1 << 20, "MiB"));
     cmd.AddValue("pcap", "write pcap files of every NIC and switch port", pcap);
-    cmd.AddValue("max-sim-ms", "stop the simulation at this time (ms) if not finished", maxSimMs);
-    cmd.AddValue("progress-seconds", "wall seconds between progress lines (0: none)", progressSec);
+    cmd.AddValue("max-sim-ms",
+                 "stop the simulation at this time (ms) if not finished",
+                 maxSimMs,
+                 OptionRange::Positive(1e9, "ms"));
+    cmd.AddValue("progress-seconds",
+                 "wall seconds between progress lines (0: none)",
+                 progressSec,
+                 OptionRange::Closed(0, 1e9, "s"));
     cmd.AddValue("rng-stream",
                  "RoCE: first random stream of the switches' ECN draws (-1: ns-3's automatic "
                  "numbering; >= 0: results independent of earlier scenarios in the process)",
-                 rngStream);
+                 rngStream,
+                 OptionRange::Closed(-1, 1e15));
     cmd.AddValue("hang-ns",
                  "simulated ns without progress after which the run is reported hung",
-                 hangNs);
+                 hangNs,
+                 OptionRange::Closed(1, 1e15, "ns"));
     cmd.Parse(argc, argv);
-    if (queueSampleNs == 0)
+    // options that only shape the built-in defaults have no effect beside a file
+    for (const char* o : {"peak-perf", "local-mem-bw", "splits", "active-chunks"})
     {
-        throw InputError("--queue-sample-ns=0: the sampling interval must be > 0");
+        if (!system.empty() && cmd.IsGiven(o))
+        {
+            throw InputError(std::string("--") + o +
+                             " sets the default system and has no effect with "
+                             "--system-configuration (set the key in that file)");
+        }
     }
-    if (!(maxSimMs > 0) || maxSimMs > 1e9)
+    for (const char* o : {"scale-up-npus",
+                          "scale-up-GBps",
+                          "scale-up-latency",
+                          "scale-out-Gbps",
+                          "scale-out-latency",
+                          "hosts-per-leaf",
+                          "spines"})
     {
-        throw InputError("--max-sim-ms=" + std::to_string(maxSimMs) +
-                         ": expected a time limit from >0 to 1e9 ms");
+        if (!network.empty() && cmd.IsGiven(o))
+        {
+            throw InputError(std::string("--") + o +
+                             " shapes the default network and has no effect with "
+                             "--network-configuration");
+        }
     }
+
+    AstraSimScenario::PrepareOutputDir(outputDir);
 
     AstraSimScenario sc;
     SetAttributeFromOption(*sc.GetMonitor(),
@@ -248,6 +329,13 @@ Run(int argc, char* argv[])
         WorkloadLoadOptions lopts;
         lopts.text.numPasses = textPasses;
         lopts.chakra.dropDanglingCtrlDeps = dropDangling;
+        lopts.chakra.maxFileBytes = maxTraceMib << 20;
+        if (cmd.IsGiven("text-passes") && !IsTextWorkload(workload))
+        {
+            throw InputError("--text-passes=" + std::to_string(textPasses) +
+                             " applies to a text workload (.txt); " + workload +
+                             " is a Chakra prefix");
+        }
         for (auto& g : LoadWorkload(workload, npus, lopts))
         {
             graphs.push_back(std::make_shared<WorkloadGraph>(std::move(g)));
@@ -313,6 +401,9 @@ Run(int argc, char* argv[])
                   << std::fixed << std::setprecision(1) << s.bandwidthGBps * 1073741824.0 * 8 / 1e9
                   << " Gbps, " << s.latencyNs << " ns\n";
     }
+
+    sc.PrintFabricConfig(std::cout);
+    sc.WarnUnusedAttributes();
 
     int rc = sc.Run(MilliSeconds(maxSimMs));
     sc.PrintStatus(std::cerr);

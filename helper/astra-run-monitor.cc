@@ -353,6 +353,72 @@ AstraRunMonitor::NodeLabel(Ptr<Node> node)
 }
 
 std::string
+AstraRunMonitor::DescribeFirstStuck() const
+{
+    // the first NPU (lowest id) that finished none of its nodes; else the one with the fewest
+    int first = -1;
+    int fewest = -1;
+    for (uint32_t i = 0; i < m_apps.size(); ++i)
+    {
+        const auto& a = m_apps[i];
+        if (a->IsFinished())
+        {
+            continue;
+        }
+        if (a->GetStats().nodes == 0 && first < 0)
+        {
+            first = int(i);
+        }
+        if (fewest < 0 || a->GetStats().nodes < m_apps[fewest]->GetStats().nodes)
+        {
+            fewest = int(i);
+        }
+    }
+    if (fewest < 0)
+    {
+        return "";
+    }
+    const uint32_t i = static_cast<uint32_t>(first >= 0 ? first : fewest);
+    const auto& a = m_apps[i];
+    std::ostringstream os;
+    if (first >= 0)
+    {
+        os << "first NPU that could not start: NPU " << a->GetNpuId() << " (none of its "
+           << a->GetGraph()->nodes.size() << " nodes finished)";
+    }
+    else
+    {
+        os << "every unfinished NPU got past its start; the one with the fewest nodes done: NPU "
+           << a->GetNpuId() << " (" << a->GetStats().nodes << " of " << a->GetGraph()->nodes.size()
+           << ")";
+    }
+    std::vector<uint64_t> ids = m_running[i];
+    std::sort(ids.begin(), ids.end());
+    if (!ids.empty())
+    {
+        if (const WorkloadNode* n = a->GetGraph()->Find(ids.front()))
+        {
+            os << ": it waits on node " << n->id << " '" << n->name << "' "
+               << NodeKindName(n->kind);
+            if (n->kind == NodeKind::COMM_RECV)
+            {
+                os << " (RECV from NPU " << n->commSrc << " tag " << n->commTag << ")";
+            }
+            else if (n->kind == NodeKind::COMM_SEND)
+            {
+                os << " (SEND to NPU " << n->commDst << " tag " << n->commTag << ")";
+            }
+        }
+    }
+    else
+    {
+        os << ": no node of it runs (its ready nodes wait on dependencies)";
+    }
+    os << " (" << a->GetGraph()->file << ")\n";
+    return os.str();
+}
+
+std::string
 AstraRunMonitor::DescribeWaits() const
 {
     std::ostringstream os;
@@ -647,6 +713,7 @@ AstraRunMonitor::ReportHang()
        << Simulator::Now().GetNanoSeconds() << " ns with " << (m_apps.size() - m_finished) << " of "
        << m_apps.size() << " NPUs unfinished and " << m_backend->GetPendingMessages()
        << " message(s) in flight\n";
+    os << DescribeFirstStuck();
     os << DescribeWaits();
     if (m_roce)
     {

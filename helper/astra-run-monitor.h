@@ -105,6 +105,13 @@ class AstraRunMonitor : public Object
     /// \return per unfinished NPU: the graph nodes it waits on and its collectives
     std::string DescribeWaits() const;
     /**
+     * \return the first NPU (lowest id) that could not start (finished none of
+     * its nodes) and the node it waits on; if every unfinished NPU got past
+     * its start, the one with the fewest nodes done ("" if all finished).
+     * The hang report begins with it.
+     */
+    std::string DescribeFirstStuck() const;
+    /**
      * Paused (port, priority) pairs of the watched fabric, the pause chain
      * (port X is paused by the ingress of its peer Y, whose frames wait at
      * Y's paused egress ports, ...) and a cycle of it if there is one.

@@ -88,6 +88,29 @@ class AstraSimScenario
     void Build();
 
     /**
+     * Reject the attributes the user gave (GetGivenAttributes(): the command
+     * line's --ns3::... and the --roce-config files) that configure the RoCE
+     * fabric when the backend has none: they would have no effect.
+     * \param kind the backend ("analytical", "flow", "roce")
+     * \throw InputError naming the attribute and where it was given
+     */
+    static void CheckGivenAttributes(const std::string& kind);
+
+    /**
+     * After Build (roce): warn about given attributes of a congestion control
+     * that no host stack uses (cause "attribute-without-effect:<name>").
+     */
+    void WarnUnusedAttributes() const;
+
+    /**
+     * One line on the RoCE fabric's configuration (roce only): the congestion
+     * control(s) in use, whether INT is on (and turned on for HPCC), the base
+     * RTT and whether it was derived from the topology, PFC and ECN.
+     * \param os the stream
+     */
+    void PrintFabricConfig(std::ostream& os) const;
+
+    /**
      * Run the simulation until every NPU finished, a hang was detected or
      * stopAt, then print the summary of repeated warnings
      * (Warnings::PrintSummary) on the warnings stream (std::cerr by default).
@@ -114,6 +137,14 @@ class AstraSimScenario
      * \param fct FCT writer for the slowdown percentiles (may be null)
      */
     void PrintFabricSummary(std::ostream& os, const RdmaFctWriter* fct) const;
+    /**
+     * Create a report folder (one level) if needed and check that files can
+     * be written into it, before a run spends its time.
+     * \param dir the folder
+     * \throw InputError "cannot write reports into '<dir>': <reason>"
+     */
+    static void PrepareOutputDir(const std::string& dir);
+
     /// Write npus.csv, collectives.csv and timeline.json into dir (created). Throws.
     /// \param dir the folder
     void WriteReports(const std::string& dir) const;

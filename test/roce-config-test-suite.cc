@@ -302,7 +302,9 @@ class HpccConfigTextTestCase : public TestCase
             Config::Reset();
         }
         std::string e = Apply("CC_MODE 10\n");
-        NS_TEST_ASSERT_MSG_EQ(Has(e, "CC_MODE = '10': HPCC-PINT (CC_MODE 10) is not built"),
+        NS_TEST_ASSERT_MSG_EQ(Has(e,
+                                  "CC_MODE = '10': HPCC-PINT (CC_MODE 10, HPCC on sampled "
+                                  "telemetry) has no counterpart here"),
                               true,
                               e);
         e = Apply("CC_MODE 5\n");
@@ -413,8 +415,11 @@ class HpccConfigTextTestCase : public TestCase
             {"RATE_AI nanGbps\n", "RATE_AI = 'nanGbps': cannot set ns3::RdmaCcDcqcn::RateAi"},
             {"LINK_DOWN 0 0\n", "LINK_DOWN = '0 0': expects 3 values, got 2"},
             {"KMIN_MAP 9223372036854775808 100000000000 400\n",
-             "KMIN_MAP = '9223372036854775808 100000000000 400': the count 9223372036854775808 "
-             "does not match"},
+             "KMIN_MAP = '9223372036854775808 100000000000 400': '9223372036854775808' is "
+             "larger than the largest count accepted"},
+            {"KMIN_MAP 3 100000000000 400\n", "the count 3 does not match"},
+            {"PACKET_PAYLOAD_SIZE 0\n", "expected an integer from 256 to 9000"},
+            {"U_TARGET 1.5\n", "U_TARGET = '1.5': expected a number > 0 and at most 1"},
             {"KMIN_MAP 2 100000000000 400\n", "the count 2 does not match the 2 values"},
             {"KMIN_MAP 1 100000000000 -4\n", "must be >= 0"},
             {"KMIN_MAP 1 100000000000 400\nKMAX_MAP 1 100000000000 1600\n", "PMAX_MAP is missing"},

@@ -609,6 +609,12 @@ AstraCommandLine::Get()
     return m_cmd;
 }
 
+bool
+AstraCommandLine::IsGiven(const std::string& name) const
+{
+    return std::find(m_given.begin(), m_given.end(), name) != m_given.end();
+}
+
 void
 AstraCommandLine::Check(const std::vector<std::string>& args) const
 {
@@ -712,6 +718,10 @@ AstraCommandLine::Parse(int argc, char* argv[])
         const bool option = std::find_if(m_options.begin(), m_options.end(), [&](const Option& o) {
                                 return o.name == name;
                             }) != m_options.end();
+        if (option)
+        {
+            m_given.push_back(name);
+        }
         if (!option && (name.find("::") != std::string::npos || FindGlobal(name) != nullptr))
         {
             RecordGivenAttribute({name, eq == std::string::npos ? "" : a.substr(eq + 1), arg});

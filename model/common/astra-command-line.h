@@ -309,6 +309,10 @@ class AstraCommandLine
     /// \return the wrapped CommandLine
     CommandLine& Get();
 
+    /// \return whether Parse() saw the option \p name (without "--") on the command line
+    /// \param name the option
+    bool IsGiven(const std::string& name) const;
+
   private:
     /// A program option and its value check.
     struct Option
@@ -318,8 +322,9 @@ class AstraCommandLine
         std::function<std::string(const std::string&)> range{}; //!< range check (or empty)
     };
 
-    CommandLine m_cmd;             //!< ns-3's command line
-    std::vector<Option> m_options; //!< the program options
+    CommandLine m_cmd;                //!< ns-3's command line
+    std::vector<Option> m_options;    //!< the program options
+    std::vector<std::string> m_given; //!< options seen by Parse()
 };
 
 } // namespace astra

@@ -100,8 +100,7 @@ KindOf(mode_t mode)
 [[noreturn]] void
 NotRegular(const std::string& path, const std::string& what, mode_t mode)
 {
-    throw ConfigError(path + ": is " + KindOf(mode) + ", not a " + what +
-                      " file (a regular file is expected)");
+    throw ConfigError(path + ": is " + KindOf(mode) + "; the " + what + " must be a regular file");
 }
 
 /// Closes a file descriptor when it goes out of scope.

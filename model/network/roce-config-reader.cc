@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -390,11 +391,41 @@ class HpccReader
 
     uint64_t Count(const std::string& v) const
     {
-        if (!IsUnsigned(v) || v.size() > 19)
+        if (!IsUnsigned(v))
         {
             Bad("'" + v + "' is not a non-negative integer");
         }
-        return std::stoull(v);
+        errno = 0;
+        const unsigned long long x = std::strtoull(v.c_str(), nullptr, 10);
+        if (errno == ERANGE || x > uint64_t(std::numeric_limits<int64_t>::max()))
+        {
+            Bad("'" + v + "' is larger than the largest count accepted (2^63 - 1)");
+        }
+        return x;
+    }
+
+    /// A count within [lo, hi] \param v the value \param lo smallest \param hi largest
+    uint64_t Count(const std::string& v, uint64_t lo, uint64_t hi) const
+    {
+        const uint64_t x = Count(v);
+        if (x < lo || x > hi)
+        {
+            Bad("expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+        }
+        return x;
+    }
+
+    /// A number in (0, hi] \param v the value \param hi largest
+    double Positive(const std::string& v, double hi) const
+    {
+        const double d = Number(v);
+        if (!(d > 0) || d > hi)
+        {
+            std::ostringstream os;
+            os << "expected a number > 0 and at most " << hi;
+            Bad(os.str());
+        }
+        return d;
     }
 
     bool Flag(const std::string& v) const
@@ -419,11 +450,11 @@ class HpccReader
         ++m_out.applied;
     }
 
-    /// ns-3 time of a value in microseconds
+    /// ns-3 time of a period in microseconds (> 0, at most 1e9 us)
     std::string Us(const std::string& v) const
     {
         std::ostringstream os;
-        os << NonNegative(v) << "us";
+        os << Positive(v, 1e9) << "us";
         return os.str();
     }
 
@@ -457,13 +488,14 @@ class HpccReader
             }
             else if (mode == "10")
             {
-                Bad("HPCC-PINT (CC_MODE 10) is not built in this module (1 DCQCN, 3 HPCC, "
-                    "7 TIMELY, 8 DCTCP)");
+                Bad("HPCC-PINT (CC_MODE 10, HPCC on sampled telemetry) has no counterpart here; "
+                    "HPCC on full INT is CC_MODE 3 (1 DCQCN, 3 HPCC, 7 TIMELY, 8 DCTCP)");
             }
             else
             {
-                Bad("unknown CC_MODE (1 DCQCN, 3 HPCC, 7 TIMELY, 8 DCTCP; 10 HPCC-PINT is not "
-                    "built)");
+                Bad("unknown CC_MODE (1 DCQCN, 3 HPCC, 7 TIMELY, 8 DCTCP, as in HPCC's simulator; "
+                    "Swift and no congestion control have no CC_MODE: set "
+                    "ns3::RdmaHostStack::CongestionControl=ns3::RdmaCcSwift or ns3::RdmaCcNone)");
             }
         }
         else if (key == "ENABLE_QCN")
@@ -478,7 +510,7 @@ class HpccReader
         }
         else if (key == "PACKET_PAYLOAD_SIZE")
         {
-            Set("ns3::RdmaHostStack::Mtu", std::to_string(Count(v)));
+            Set("ns3::RdmaHostStack::Mtu", std::to_string(Count(v, 256, 9000)));
         }
         else if (key == "BUFFER_SIZE")
         {
@@ -495,6 +527,12 @@ class HpccReader
             const char* attr = key == "RATE_AI"    ? "RateAi"
                                : key == "RATE_HAI" ? "RateHai"
                                                    : "MinRate";
+            // the number before the unit: a rate of 0 is meaningless here
+            if (std::strtod(v.c_str(), nullptr) == 0 && !v.empty() &&
+                std::isdigit(static_cast<unsigned char>(v[0])))
+            {
+                Bad("a rate of 0: expected a rate > 0 (e.g. 5Mb/s)");
+            }
             Set(std::string("ns3::RdmaCcDcqcn::") + attr, v);
             // HPCC's values are absolute, not scaled to the line rate
             Set("ns3::RdmaCcDcqcn::ScaleWithLinkRate", "false");
@@ -515,16 +553,16 @@ class HpccReader
         }
         else if (key == "EWMA_GAIN")
         {
-            Number(v);
+            Positive(v, 1);
             Set("ns3::RdmaCcDcqcn::G", v);
         }
         else if (key == "FAST_RECOVERY_TIMES")
         {
-            Set("ns3::RdmaCcDcqcn::FastRecoverySteps", std::to_string(Count(v)));
+            Set("ns3::RdmaCcDcqcn::FastRecoverySteps", std::to_string(Count(v, 0, 1000000)));
         }
         else if (key == "L2_ACK_INTERVAL")
         {
-            const uint64_t b = Count(v);
+            const uint64_t b = Count(v, 0, uint64_t(1) << 40);
             if (b <= 1)
             {
                 Set("ns3::RdmaHostStack::AckInterval", "1");
@@ -539,12 +577,12 @@ class HpccReader
         }
         else if (key == "U_TARGET")
         {
-            Number(v);
+            Positive(v, 1);
             Set("ns3::RdmaCcHpcc::Eta", v);
         }
         else if (key == "MI_THRESH")
         {
-            Set("ns3::RdmaCcHpcc::MaxStage", std::to_string(Count(v)));
+            Set("ns3::RdmaCcHpcc::MaxStage", std::to_string(Count(v, 0, 1000000)));
         }
     }
 

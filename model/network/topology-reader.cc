@@ -232,6 +232,10 @@ ReadRaw(const std::string& path)
     cfg.path = path;
     const std::string text = ReadInputFile(path, "network configuration");
     const size_t first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos)
+    {
+        throw ConfigError(path + ": empty file (expected a network configuration: YAML or JSON)");
+    }
     const bool isJson = first != std::string::npos && text[first] == '{';
     if (isJson)
     {

@@ -91,8 +91,9 @@ class Value
             const std::string& s = m_v.get_ref<const std::string&>();
             char* end = nullptr;
             d = std::strtod(s.c_str(), &end);
+            // decimal only: strtod would also read hexadecimal ("0x10") and "infinity"
             if (s.empty() || end == nullptr || *end != '\0' ||
-                std::isspace(static_cast<unsigned char>(s[0])))
+                s.find_first_not_of("0123456789+-.eE") != std::string::npos)
             {
                 FailKey(m_file, m_key, "expected a number, found '" + s + "'");
             }
@@ -534,7 +535,11 @@ SystemConfig
 ParseSystemConfigText(const std::string& text, const std::string& name)
 {
     const size_t first = text.find_first_not_of(" \t\r\n");
-    const bool isJson = first != std::string::npos && (text[first] == '{' || text[first] == '[');
+    if (first == std::string::npos)
+    {
+        Fail(name, "empty file (expected a system configuration: JSON or the 1.0 text form)");
+    }
+    const bool isJson = text[first] == '{' || text[first] == '[';
     const json j = isJson ? ParseJsonText(text, name) : TxtToJson(text, name);
     if (!j.is_object())
     {
@@ -755,6 +760,7 @@ ParseCommGroupsText(const std::string& text, const std::string& name, uint32_t n
         Fail(name, "communicator groups must be a JSON object {\"<id>\": [npu, ...]}");
     }
     CommGroups groups;
+    std::map<int64_t, std::string> keys; // id -> the key as written
     for (auto it = j.begin(); it != j.end(); ++it)
     {
         const std::string& key = it.key();
@@ -779,9 +785,10 @@ ParseCommGroupsText(const std::string& text, const std::string& name, uint32_t n
         if (groups.count(id) != 0)
         {
             Fail(name,
-                 "group id '" + key + "' duplicates id " + std::to_string(id) +
-                     " (ids are compared as integers)");
+                 "group ids '" + keys[id] + "' and '" + key + "' are the same integer " +
+                     std::to_string(id) + " (a group id is an integer; give each once)");
         }
+        keys[id] = key;
         const json& v = it.value();
         if (!v.is_array())
         {

@@ -1,6 +1,7 @@
 #include "astra-system.h"
 
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-limits.h"
 #include "ns3/boolean.h"
 #include "ns3/event-batcher.h"
 #include "ns3/log.h"
@@ -30,6 +31,58 @@ constexpr uint32_t kStepBits = 26;
 constexpr uint64_t kStepMask = (uint64_t(1) << kStepBits) - 1;
 constexpr uint32_t kMaxChunks = 1u << kChunkBits;
 constexpr uint32_t kMaxPhases = 1u << kPhaseBits;
+
+/// The system parameters a run can honour (set from files, options or C++): InputError if not.
+void
+CheckSystemParams(const SystemParams& p)
+{
+    auto bad = [](const std::string& what) { throw InputError("system parameters: " + what); };
+    auto text = [](double x) {
+        std::ostringstream os;
+        os << x;
+        return os.str();
+    };
+    static_assert(limits::kMaxSplits <= kMaxChunks, "the splits limit fits the tag's chunk field");
+    if (p.splits < 1 || p.splits > limits::kMaxSplits)
+    {
+        bad("preferred-dataset-splits " + std::to_string(p.splits) + ": expected 1 to " +
+            std::to_string(limits::kMaxSplits));
+    }
+    if (p.activeChunks < 1 || p.activeChunks > limits::kMaxActiveChunks)
+    {
+        bad("active-chunks-per-dimension " + std::to_string(p.activeChunks) + ": expected 1 to " +
+            std::to_string(limits::kMaxActiveChunks));
+    }
+    if (p.queuesPerDim < 1 || p.queuesPerDim > limits::kMaxQueuesPerDim)
+    {
+        bad("num-queues-per-dim " + std::to_string(p.queuesPerDim) + ": expected 1 to " +
+            std::to_string(limits::kMaxQueuesPerDim));
+    }
+    if (!(p.commScale > 0) || p.commScale > 1e6)
+    {
+        bad("comm-scale " + text(p.commScale) + ": expected > 0 and at most 1e6");
+    }
+    if (!(p.computeScale >= 0) || p.computeScale > 1e6)
+    {
+        bad("compute-scale " + text(p.computeScale) + ": expected 0 to 1e6");
+    }
+    if (!(p.injectionScale >= 0) || p.injectionScale > 1e6)
+    {
+        bad("injection-scale " + text(p.injectionScale) + ": expected 0 to 1e6");
+    }
+    if (!(p.endpointDelayNs >= 0) || p.endpointDelayNs > limits::kMaxTimeNs)
+    {
+        bad("endpoint-delay " + text(p.endpointDelayNs) + " ns: expected 0 to 1e12");
+    }
+    if (!(p.localMemBwGBps >= 0) || p.localMemBwGBps > limits::kMaxBandwidthGBps)
+    {
+        bad("local-mem-bw " + text(p.localMemBwGBps) + " GB/s: expected 0 (no cost) to 1e6");
+    }
+    if (!(p.peakPerfTflops >= 0) || p.peakPerfTflops > limits::kMaxPeakPerfTflops)
+    {
+        bad("peak-perf " + text(p.peakPerfTflops) + " TFLOPS: expected 0 to 1e6");
+    }
+}
 
 void
 DecodeTag(uint64_t tag, uint32_t& coll, uint32_t& chunk, uint32_t& phase, uint32_t& step)
@@ -134,23 +187,7 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
         EventBatcher::SetEnabled(true);
         m_batcherOwner = true;
     }
-    if (m_params.splits == 0)
-    {
-        m_params.splits = 1;
-    }
-    if (m_params.splits > kMaxChunks)
-    {
-        throw std::runtime_error("preferred-dataset-splits " + std::to_string(params.splits) +
-                                 " exceeds the supported maximum " + std::to_string(kMaxChunks));
-    }
-    if (m_params.activeChunks == 0)
-    {
-        m_params.activeChunks = 1;
-    }
-    if (m_params.queuesPerDim == 0)
-    {
-        m_params.queuesPerDim = 1;
-    }
+    CheckSystemParams(m_params);
     m_planner.Setup(m_dims, m_params);
     const uint32_t n = m_planner.GetNpuCount();
     if (backend && backend->GetNpuCount() != n)
@@ -648,8 +685,9 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
     {
         // the same collective (k-th of this name on this group) must agree on every member
         std::ostringstream os;
-        os << "collective '" << reqIn.name << "' #" << seq << " on group '" << reqIn.group
-           << "' is " << CollTypeName(reqIn.type) << " of " << c->req.bytes << " bytes on NPU "
+        os << "collective '" << reqIn.name << "' #" << seq << " on "
+           << (groupName.empty() ? std::string("all NPUs") : "group '" + reqIn.group + "'")
+           << " is " << CollTypeName(reqIn.type) << " of " << c->req.bytes << " bytes on NPU "
            << m_npu << " but " << CollTypeName(rec.type) << " of " << rec.bytes << " bytes on NPU "
            << (rec.issuers.empty() ? 0u : rec.issuers.front()) << ": the members' traces disagree";
         throw std::runtime_error(os.str());

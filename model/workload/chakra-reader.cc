@@ -930,10 +930,21 @@ ReadChakraPrefix(const std::string& prefix, uint32_t expectedRanks, const Chakra
     std::vector<WorkloadGraph> graphs;
     graphs.reserve(n);
     uint32_t empty = 0;
+    uint64_t dropped = 0;
+    uint32_t droppedFiles = 0;
     for (uint32_t r = 0; r < n; ++r)
     {
         graphs.push_back(ReadChakraFile(ChakraRankFile(prefix, r), r, opts));
         empty += graphs.back().nodes.empty() ? 1 : 0;
+        dropped += graphs.back().droppedDanglingDeps;
+        droppedFiles += graphs.back().droppedDanglingDeps > 0 ? 1 : 0;
+    }
+    if (dropped > 0)
+    {
+        // the total, visible once however many files had them
+        ASTRA_WARN("dangling-dependencies-dropped-total",
+                   prefix << ": dropped " << dropped << " dangling dependencies in all, in "
+                          << droppedFiles << " of " << n << " trace files");
     }
     if (empty == n)
     {
