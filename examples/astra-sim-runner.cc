@@ -12,7 +12,9 @@
  *
  * Prints ASTRA-sim's `sys[i] finished, ...` line per NPU, a summary with a
  * per-collective table, and writes npus.csv, collectives.csv and
- * timeline.json into --output-dir (default: --logging-folder). A progress
+ * timeline.json into --output-dir (default: --logging-folder); with
+ * --backend=roce also the fabric's files and summary lines as
+ * training-on-roce (fct.txt, pfc.txt, queue.txt, rate.txt; --plots: PNGs). A progress
  * line goes to stderr every --progress-seconds; a run that makes no progress
  * for --hang-ns of simulated time is reported (what every stuck NPU waits on,
  * RoCE messages in flight, PFC pause chains) and stopped.
@@ -30,6 +32,7 @@
 #include "ns3/astra-paths.h"
 #include "ns3/astra-sim-helper.h"
 #include "ns3/core-module.h"
+#include "ns3/network-backend-factory.h"
 #include "ns3/network-module.h"
 #include "ns3/roce-backend.h"
 #include "ns3/topology.h"
@@ -98,6 +101,8 @@ Run(int argc, char* argv[])
     bool dropDangling = false;
     bool hwLimits = false;
     bool summary = true;
+    bool plots = false;
+    uint64_t queueSampleNs = 1000;
     double progressSec = 5;
     uint64_t hangNs = 10000000;
     int64_t rngStream = -1;
@@ -176,6 +181,14 @@ Run(int argc, char* argv[])
                  maxTraceMib,
                  OptionRange::Closed(1, 1 << 20, "MiB"));
     cmd.AddValue("summary", "print the summary table", summary);
+    cmd.AddValue("queue-sample-ns",
+                 "RoCE: queue sampling interval of queue.txt (ns)",
+                 queueSampleNs,
+                 OptionRange::Closed(1, 1e15, "ns"));
+    cmd.AddValue("plots",
+                 "RoCE: gnuplot PNGs of the busiest queues, the per-QP rates and the collective "
+                 "timeline into the output folder",
+                 plots);
     cmd.AddValue("progress-seconds",
                  "wall seconds between progress lines (0: none)",
                  progressSec,
@@ -265,13 +278,22 @@ Run(int argc, char* argv[])
     }
     sc.PrintFabricConfig(std::cout);
     sc.WarnUnusedAttributes();
+    // RoCE: the fabric's files, as training-on-roce writes them (nothing on other backends)
+    sc.EnableFabricOutputs(dir, NanoSeconds(queueSampleNs), Seconds(1e6));
+    if (plots && !NetworkBackendFactory::NeedsFabric(backendKind))
+    {
+        throw InputError("--plots draws the RoCE fabric's queues and rates: it needs "
+                         "--backend=roce");
+    }
 
     int rc = sc.Run();
+    sc.CloseFabricOutputs();
     sc.PrintStatus(std::cerr);
     sc.PrintNpuLines(std::cout);
     if (summary)
     {
         sc.PrintSummary(std::cout);
+        sc.PrintFabricSummary(std::cout);
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         std::cout << "wall " << std::fixed << std::setprecision(3) << sc.GetWallSeconds()
@@ -287,6 +309,12 @@ Run(int argc, char* argv[])
     {
         std::cerr << "error: " << e.what() << std::endl;
         rc = rc ? rc : 1;
+    }
+    if (plots)
+    {
+        std::string msg;
+        sc.WritePlots(msg);
+        std::cout << "plots: " << msg << "\n";
     }
     sc.Destroy();
     return rc;

@@ -11,8 +11,10 @@
  *
  * Prints ASTRA-sim's per-NPU lines, a per-collective table (bytes, time,
  * algbw, busbw) and the fabric's PFC / ECN / CNP / drop counts; writes
- * npus.csv, collectives.csv, timeline.json, fct.txt, pfc.txt and queue.txt
- * into the output directory. Every RoCE parameter is an ns-3 attribute: set
+ * npus.csv, collectives.csv, timeline.json, fct.txt, pfc.txt, queue.txt and
+ * rate.txt into the output directory (each trace file bounded by a size cap;
+ * AstraFabricOutputs), and with --plots gnuplot PNGs of the busiest queues, the
+ * per-QP rates and the collective timeline. Every RoCE parameter is an ns-3 attribute: set
  * it with --ns3::Type::Attribute=value or in the --roce-config file (applied
  * first, so the command line wins).
  */
@@ -92,6 +94,7 @@ Run(int argc, char* argv[])
     std::string partition = "dim0-line";
     uint32_t systems = 1;
     bool pcap = false;
+    bool plots = false;
     uint32_t textPasses = 1;
     uint64_t maxTraceMib = limits::kMaxTraceFileBytes >> 20;
     bool dropDangling = false;
@@ -205,6 +208,10 @@ Run(int argc, char* argv[])
                  maxTraceMib,
                  OptionRange::Closed(1, 1 << 20, "MiB"));
     cmd.AddValue("pcap", "write pcap files of every NIC and switch port", pcap);
+    cmd.AddValue("plots",
+                 "gnuplot PNGs of the busiest queues, the per-QP rates and the collective "
+                 "timeline into the output folder",
+                 plots);
     cmd.AddValue("max-sim-ms",
                  "stop the simulation at this time (ms) if not finished",
                  maxSimMs,
@@ -368,24 +375,10 @@ Run(int argc, char* argv[])
         sc.Build();
     }
 
-    mkdir(outputDir.c_str(), 0755);
     AstraFabricHelper& fabric = sc.GetFabric();
     NodeContainer all = fabric.GetAllNodes();
-    NodeContainer forwarding; // switches and NPUs that relay transit traffic
-    for (uint32_t i = 0; i < all.GetN(); ++i)
-    {
-        if (all.Get(i)->GetObject<RdmaSwitch>())
-        {
-            forwarding.Add(all.Get(i));
-        }
-    }
-    // the fabric team's writers: FCT (receiver completions), PFC events, sampled queues
-    RdmaFctWriter fct(outputDir + "/fct.txt");
-    fct.Install(fabric.GetNpus());
-    RdmaPfcWriter pfc(outputDir + "/pfc.txt");
-    pfc.Install(forwarding);
-    RdmaQueueSampler queues(outputDir + "/queue.txt", NanoSeconds(queueSampleNs));
-    queues.Install(forwarding, Seconds(0), MilliSeconds(maxSimMs));
+    // the fabric's files: FCT, PFC events, sampled queues, per-QP rates (bounded)
+    sc.EnableFabricOutputs(outputDir, NanoSeconds(queueSampleNs), MilliSeconds(maxSimMs));
     if (pcap)
     {
         fabric.GetRdmaHelper().EnablePcap(outputDir + "/roce", all);
@@ -409,10 +402,8 @@ Run(int argc, char* argv[])
     sc.PrintStatus(std::cerr);
     sc.PrintNpuLines(std::cout);
     sc.PrintSummary(std::cout);
-    fct.Close();
-    pfc.Close();
-    queues.Close();
-    sc.PrintFabricSummary(std::cout, &fct);
+    sc.CloseFabricOutputs();
+    sc.PrintFabricSummary(std::cout);
     try
     {
         sc.WriteReports(outputDir);
@@ -423,7 +414,13 @@ Run(int argc, char* argv[])
         rc = rc ? rc : 1;
     }
     std::cout << "reports in " << outputDir
-              << "/: npus.csv collectives.csv timeline.json fct.txt pfc.txt queue.txt\n";
+              << "/: npus.csv collectives.csv timeline.json fct.txt pfc.txt queue.txt rate.txt\n";
+    if (plots)
+    {
+        std::string msg;
+        sc.WritePlots(msg);
+        std::cout << "plots: " << msg << "\n";
+    }
     sc.Destroy();
     return rc;
 }

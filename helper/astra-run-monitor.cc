@@ -206,16 +206,22 @@ void
 AstraRunMonitor::OnLosslessDrop(uint32_t node, uint32_t port, uint8_t prio, const RdmaMeta& meta)
 {
     ++m_losslessDrops;
-    if (m_drops.size() < m_maxLines)
+    // one entry per (node, ingress port, priority): the first drop there and a count
+    for (auto& d : m_drops)
     {
-        m_drops.push_back({Simulator::Now(),
-                           node,
-                           port,
-                           prio,
-                           RdmaAddressing::IpToHostIndex(meta.srcIp),
-                           RdmaAddressing::IpToHostIndex(meta.dstIp),
-                           meta.psn});
+        if (d.node == node && d.port == port && d.prio == prio)
+        {
+            ++d.count;
+            return;
+        }
     }
+    m_drops.push_back({Simulator::Now(),
+                       node,
+                       port,
+                       prio,
+                       RdmaAddressing::IpToHostIndex(meta.srcIp),
+                       RdmaAddressing::IpToHostIndex(meta.dstIp),
+                       meta.psn});
 }
 
 void
@@ -495,18 +501,22 @@ AstraRunMonitor::DescribeLosslessDrops() const
     {
         return "";
     }
-    os << "lossless drops: " << m_losslessDrops << " (PFC headroom exhausted or PFC not honoured "
-       << "upstream)\n";
+    os << "lossless drops: " << m_losslessDrops << " frame(s) at " << m_drops.size()
+       << " (node, port, priority) (PFC headroom exhausted or PFC not honoured upstream)\n";
+    uint32_t shown = 0;
     for (const auto& d : m_drops)
     {
+        if (++shown > m_maxLines)
+        {
+            os << "    ... and " << (m_drops.size() - m_maxLines)
+               << " more (node, port, priority)\n";
+            break;
+        }
         Ptr<Node> n = d.node < NodeList::GetNNodes() ? NodeList::GetNode(d.node) : nullptr;
-        os << "    at " << d.time.GetNanoSeconds() << " ns: " << NodeLabel(n) << " ingress port "
-           << d.port << " priority " << unsigned(d.prio) << ", packet host " << d.src << " -> host "
-           << d.dst << " PSN " << d.psn << "\n";
-    }
-    if (m_losslessDrops > m_drops.size())
-    {
-        os << "    ... and " << (m_losslessDrops - m_drops.size()) << " more\n";
+        os << "    " << NodeLabel(n) << " ingress port " << d.port << " priority "
+           << unsigned(d.prio) << ": " << d.count << " frame(s), the first at "
+           << d.time.GetNanoSeconds() << " ns (packet host " << d.src << " -> host " << d.dst
+           << " PSN " << d.psn << ")\n";
     }
     return os.str();
 }

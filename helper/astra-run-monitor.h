@@ -131,16 +131,17 @@ class AstraRunMonitor : public Object
     void DoDispose() override;
 
   private:
-    /// One recorded lossless drop.
+    /// The lossless drops of one (node, ingress port, priority): the first and a count.
     struct LosslessDrop
     {
-        Time time;     //!< when
-        uint32_t node; //!< node id
-        uint32_t port; //!< ingress port
-        uint8_t prio;  //!< priority
-        uint32_t src;  //!< source host index
-        uint32_t dst;  //!< destination host index
-        uint32_t psn;  //!< PSN
+        Time time;         //!< when
+        uint32_t node;     //!< node id
+        uint32_t port;     //!< ingress port
+        uint8_t prio;      //!< priority
+        uint32_t src;      //!< source host index
+        uint32_t dst;      //!< destination host index
+        uint32_t psn;      //!< PSN
+        uint64_t count{1}; //!< frames dropped there
     };
 
     void Check();                     //!< periodic hang check (every HangTimeout / 2)
@@ -173,7 +174,7 @@ class AstraRunMonitor : public Object
     std::vector<std::vector<uint64_t>> m_running;      //!< running node ids per NPU
     std::vector<Ptr<RdmaNetDevice>> m_devs;            //!< watched devices
     std::vector<Time> m_pauseSince;                    //!< per device x 8 priorities
-    std::vector<LosslessDrop> m_drops;                 //!< first lossless drops
+    std::vector<LosslessDrop> m_drops;                 //!< per (node, port, priority)
     uint64_t m_losslessDrops{0};                       //!< lossless drops seen
     uint64_t m_events{0};                              //!< node starts + ends + finishes
     int64_t m_runningCompute{0};                       //!< COMP / MEM nodes running

@@ -6,6 +6,7 @@
 
 #include "ns3/astra-command-line.h"
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-fabric-outputs.h"
 #include "ns3/astra-input.h"
 #include "ns3/astra-report.h"
 #include "ns3/boolean.h"
@@ -434,6 +435,65 @@ AstraSimScenario::PrintFabricSummary(std::ostream& os, const RdmaFctWriter* fct)
 }
 
 void
+AstraSimScenario::EnableFabricOutputs(const std::string& dir, Time queueSample, Time stop)
+{
+    if (!m_built)
+    {
+        throw std::runtime_error("AstraSimScenario::EnableFabricOutputs before Build");
+    }
+    if (!m_roce)
+    {
+        return;
+    }
+    NodeContainer all = m_fabric.GetAllNodes();
+    NodeContainer forwarding; // switches and NPUs that relay transit traffic
+    for (uint32_t i = 0; i < all.GetN(); ++i)
+    {
+        if (all.Get(i)->GetObject<RdmaSwitch>())
+        {
+            forwarding.Add(all.Get(i));
+        }
+    }
+    m_outputs = std::make_unique<AstraFabricOutputs>(dir,
+                                                     m_fabric.GetNpus(),
+                                                     forwarding,
+                                                     queueSample,
+                                                     stop);
+}
+
+void
+AstraSimScenario::CloseFabricOutputs()
+{
+    if (m_outputs)
+    {
+        m_outputs->Close();
+    }
+}
+
+const AstraFabricOutputs*
+AstraSimScenario::GetFabricOutputs() const
+{
+    return m_outputs.get();
+}
+
+void
+AstraSimScenario::PrintFabricSummary(std::ostream& os) const
+{
+    PrintFabricSummary(os, m_outputs ? &m_outputs->GetFct() : nullptr);
+}
+
+uint32_t
+AstraSimScenario::WritePlots(std::string& msg) const
+{
+    if (!m_outputs)
+    {
+        msg = "no plots: the fabric's files are written on the RoCE backend only";
+        return 0;
+    }
+    return m_outputs->WritePlots(m_ctx->GetRecords(), msg);
+}
+
+void
 AstraSimScenario::PrepareOutputDir(const std::string& dir)
 {
     if (dir.empty())
@@ -510,6 +570,7 @@ AstraSimScenario::GetStatus() const
 void
 AstraSimScenario::Destroy()
 {
+    m_outputs.reset();
     m_apps.clear();
     if (m_monitor)
     {

@@ -26,6 +26,7 @@ namespace astra
 {
 
 class RoceBackend;
+class AstraFabricOutputs;
 
 /**
  * \ingroup astra-sim
@@ -145,6 +146,33 @@ class AstraSimScenario
      */
     static void PrepareOutputDir(const std::string& dir);
 
+    /**
+     * Write the RoCE fabric's trace files (fct.txt, pfc.txt, queue.txt,
+     * rate.txt; AstraFabricOutputs) into \p dir during the run (roce only;
+     * call after Build, before Run; nothing on other backends).
+     * \param dir the folder (PrepareOutputDir)
+     * \param queueSample queue sampling interval
+     * \param stop last queue sample (the run's time limit, or far away)
+     */
+    void EnableFabricOutputs(const std::string& dir, Time queueSample, Time stop);
+    /// Flush and close the fabric's trace files (after Run; nothing if not enabled).
+    void CloseFabricOutputs();
+    /// \return the fabric's trace files (null unless EnableFabricOutputs)
+    const AstraFabricOutputs* GetFabricOutputs() const;
+    /**
+     * PrintFabricSummary() with the FCT records of EnableFabricOutputs (roce only).
+     * \param os the stream
+     */
+    void PrintFabricSummary(std::ostream& os) const;
+    /**
+     * gnuplot PNGs of the run into the fabric outputs' folder: the busiest
+     * queues, the per-QP rates, the collective timeline
+     * (AstraFabricOutputs::WritePlots; after CloseFabricOutputs).
+     * \param msg receives what was written
+     * \return PNG files written (0 without fabric outputs)
+     */
+    uint32_t WritePlots(std::string& msg) const;
+
     /// Write npus.csv, collectives.csv and timeline.json into dir (created). Throws.
     /// \param dir the folder
     void WriteReports(const std::string& dir) const;
@@ -180,6 +208,7 @@ class AstraSimScenario
     Ptr<RoceBackend> m_roce;                                    //!< backend if roce
     NodeContainer m_nodes;                                      //!< NPU nodes
     std::vector<Ptr<AstraSimApplication>> m_apps;               //!< engines
+    std::unique_ptr<AstraFabricOutputs> m_outputs;              //!< fabric trace files
     double m_wall{0};                                           //!< wall seconds of Run
     int m_status{0};                                            //!< status of Run
     bool m_built{false};                                        //!< Build() done
