@@ -5,6 +5,13 @@
  *       --network-configuration=net.yml [--remote-memory-configuration=mem.json] \
  *       [--comm-group-configuration=groups.json] [--backend=analytical|flow|roce] [--compat=1]
  *       [--roce-config=roce.json|roce.yaml|config.txt] [--ns3::RdmaNetDevice::DataRate=...]
+ *       [--logical-topology-configuration=logical.json]
+ *
+ * The reference ns-3 backend's inputs are taken as its users bring them:
+ * --network-configuration=config.txt (HPCC / SimAI keys) gives the RoCE
+ * parameters and, through its TOPOLOGY_FILE, the network (a single switch or a
+ * two-tier leaf-spine; hpcc-topology-reader.h) and implies --backend=roce;
+ * --logical-topology-configuration must name the network's dimension sizes.
  *
  * With --backend=roce the topology is built as a real RoCEv2 fabric
  * (AstraFabricHelper: NPU nodes with one NIC per dimension link, switches,
@@ -32,9 +39,11 @@
 #include "ns3/astra-paths.h"
 #include "ns3/astra-sim-helper.h"
 #include "ns3/core-module.h"
+#include "ns3/hpcc-topology-reader.h"
 #include "ns3/network-backend-factory.h"
 #include "ns3/network-module.h"
 #include "ns3/roce-backend.h"
+#include "ns3/roce-config-reader.h"
 #include "ns3/topology.h"
 #include "ns3/workload-loader.h"
 
@@ -111,15 +120,24 @@ Run(int argc, char* argv[])
     std::string roceConfig;
     std::string logicalTopology;
 
-    // --roce-config is applied before CommandLine::Parse so that --ns3::... values win
+    // --roce-config is applied before CommandLine::Parse so that --ns3::... values win; so is
+    // a network configuration that is the reference ns-3 backend's config.txt (its RoCE
+    // parameters; its TOPOLOGY_FILE is the network)
+    std::string hpccNetwork;
     for (int i = 1; i < argc; ++i)
     {
         const std::string a = argv[i];
         const std::string key = "--roce-config=";
+        const std::string net = "--network-configuration=";
         if (a.compare(0, key.size(), key) == 0)
         {
             roceConfig = a.substr(key.size());
             RoceBackend::ApplyConfigFile(roceConfig);
+        }
+        else if (a.compare(0, net.size(), net) == 0 && IsHpccConfigFile(a.substr(net.size())))
+        {
+            hpccNetwork = a.substr(net.size());
+            RoceConfigReader::ApplyHpccConfig(hpccNetwork, {"TOPOLOGY_FILE"});
         }
     }
 
@@ -203,6 +221,21 @@ Run(int argc, char* argv[])
                  hangNs,
                  OptionRange::Closed(1, 1e15, "ns"));
     cmd.Parse(argc, argv);
+    if (!hpccNetwork.empty())
+    {
+        // the reference ns-3 backend's inputs as they are: a packet-level run
+        if (!cmd.IsGiven("backend"))
+        {
+            backendKind = "roce";
+        }
+        else if (backendKind != "roce")
+        {
+            throw InputError("--network-configuration=" + hpccNetwork +
+                             " is an ns-3 backend config.txt (RoCE parameters and a "
+                             "TOPOLOGY_FILE): it describes the packet-level fabric; use "
+                             "--backend=roce (the default with such a file) or a network YAML");
+        }
+    }
     // attributes of the fabric (--ns3::Rdma..., --roce-config) need the fabric
     AstraSimScenario::CheckGivenAttributes(backendKind);
 
@@ -228,7 +261,26 @@ Run(int argc, char* argv[])
                            "--hang-ns=" + std::to_string(hangNs));
     sc.SetRngStreams(rngStream);
     {
-        auto topo = std::make_shared<Topology>(Topology::FromFile(network));
+        std::shared_ptr<Topology> topo;
+        if (hpccNetwork.empty())
+        {
+            topo = std::make_shared<Topology>(Topology::FromFile(network));
+        }
+        else
+        {
+            const std::string topoFile = HpccTopologyFileOf(hpccNetwork);
+            if (topoFile.empty())
+            {
+                throw InputError(hpccNetwork +
+                                 ": an ns-3 backend config.txt without TOPOLOGY_FILE: the "
+                                 "network is not described (give TOPOLOGY_FILE, or a network "
+                                 "YAML as --network-configuration and this file as --roce-config)");
+            }
+            topo = std::make_shared<Topology>(ReadHpccTopology(topoFile));
+            std::cout << "network: " << hpccNetwork << " (ns-3 backend config.txt): RoCE "
+                      << "parameters from it, topology " << topoFile << " (" << topo->GetNpuCount()
+                      << " NPUs, " << DimTypeName(topo->GetDimensions()[0].type) << ")\n";
+        }
         if (!logicalTopology.empty())
         {
             CheckLogicalTopology(logicalTopology, *topo);

@@ -25,6 +25,7 @@
 #include <cstring>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <sys/stat.h>
@@ -229,21 +230,45 @@ AstraSimScenario::WarnUnusedAttributes() const
             used.insert(hs->GetCongestionControl(p)->GetInstanceTypeId().GetName());
         }
     }
+    std::string list;
+    for (const auto& u : used)
+    {
+        list += (list.empty() ? "" : ", ") + u;
+    }
+    // one warning per source (an argument, a file): the settings of congestion controls
+    // no host stack uses
+    std::map<std::string, std::vector<std::string>> bySource;
     for (const auto& a : GetGivenAttributes())
     {
         TypeId tid;
         if (AttributeType(a.name, tid) && tid.IsChildOf(RdmaCongestionOps::GetTypeId()) &&
             used.count(tid.GetName()) == 0)
         {
-            std::string list;
-            for (const auto& u : used)
+            // a config.txt key is recorded as "file: KEY"
+            const size_t colon = a.where.rfind(": ");
+            const std::string source =
+                colon == std::string::npos ? a.where : a.where.substr(0, colon);
+            const std::string item = colon == std::string::npos
+                                         ? a.name
+                                         : a.where.substr(colon + 2) + " (" + a.name + ")";
+            auto& v = bySource[source];
+            if (std::find(v.begin(), v.end(), item) == v.end())
             {
-                list += (list.empty() ? "" : ", ") + u;
+                v.push_back(item);
             }
-            ASTRA_WARN("attribute-without-effect:" + a.name,
-                       a.where << ": " << a.name << " has no effect: no host stack uses "
-                               << tid.GetName() << " (congestion control in use: " << list << ")");
         }
+    }
+    for (const auto& [source, items] : bySource)
+    {
+        std::string text;
+        for (const auto& i : items)
+        {
+            text += (text.empty() ? "" : ", ") + i;
+        }
+        ASTRA_WARN("attribute-without-effect:" + source,
+                   source << ": " << items.size()
+                          << " setting(s) of a congestion control no host stack uses (in use: "
+                          << list << ") have no effect: " << text);
     }
 }
 

@@ -1583,6 +1583,100 @@ HpccCases(const Env& e)
         "CC_MODE 3\n",
         0,
         {"congestion control ns3::RdmaCcHpcc", "INT on"});
+
+    // the reference ns-3 backend's inputs as its users bring them: config.txt as the network
+    // configuration, its TOPOLOGY_FILE in HPCC's format, a logical-topology file
+    std::string star = "9 1 8\n8\n";
+    for (int i = 0; i < 8; ++i)
+    {
+        star += std::to_string(i) + " 8 400Gbps 0.0005ms 0\n";
+    }
+    std::string clos = "12 4 12\n8 9 10 11\n";
+    for (int i = 0; i < 8; ++i)
+    {
+        clos += std::to_string(i) + " " + std::to_string(8 + i / 4) + " 100Gbps 0.001ms 0\n";
+    }
+    clos += "8 10 400Gbps 0.001ms 0\n8 11 400Gbps 0.001ms 0\n9 10 400Gbps 0.001ms 0\n"
+            "9 11 400Gbps 0.001ms 0\n";
+    std::string ring = "8 0 8\n\n";
+    for (int i = 0; i < 8; ++i)
+    {
+        ring += std::to_string(i) + " " + std::to_string((i + 1) % 8) + " 100Gbps 0.001ms 0\n";
+    }
+    const std::map<std::string, std::string> topos = {
+        {"star.txt", star},
+        {"clos.txt", clos},
+        {"ring.txt", ring},
+        {"short.txt", star.substr(0, star.rfind("7 8"))},
+        {"lossy.txt", "3 1 2\n2\n0 2 100Gbps 0.001ms 0.01\n1 2 100Gbps 0.001ms 0\n"},
+        {"badrate.txt", "3 1 2\n2\n0 2 fast 0.001ms 0\n1 2 100Gbps 0.001ms 0\n"},
+        {"badid.txt", "3 1 2\n0\n0 2 100Gbps 0.001ms 0\n1 2 100Gbps 0.001ms 0\n"},
+        {"mixed.txt", "3 1 2\n2\n0 2 100Gbps 0.001ms 0\n1 2 400Gbps 0.001ms 0\n"}};
+    for (const auto& t : topos)
+    {
+        e.File(t.first, t.second);
+    }
+    auto ns3 = [&](const std::string& name,
+                   const std::string& topo,
+                   const std::string& extra,
+                   int status,
+                   std::vector<std::string> parts) {
+        const std::string f =
+            e.File("ns3-" + std::to_string(c.size()) + ".txt",
+                   "CC_MODE 1\nPACKET_PAYLOAD_SIZE 1000\nBUFFER_SIZE 32\n" +
+                       (topo.empty() ? std::string() : "TOPOLOGY_FILE " + topo + "\n"));
+        c.push_back(
+            {"ns-3 backend inputs: " + name, e.Runner({{"network", f}}, extra), status, parts});
+    };
+    ns3("config.txt and a single-switch TOPOLOGY_FILE (control)",
+        "star.txt",
+        "--logical-topology-configuration=" + e.ex +
+            "/network/ns3/sample_8nodes_1D.json --comm-group-configuration=empty",
+        0,
+        {"ns-3 backend config.txt",
+         "(8 NPUs, Switch)",
+         "roce: congestion control ns3::RdmaCcDcqcn",
+         "sys[7] finished"});
+    ns3("a leaf-spine TOPOLOGY_FILE (control)",
+        "clos.txt",
+        "",
+        0,
+        {"(8 NPUs, Clos)", "sys[7] finished"});
+    ns3("a config.txt without TOPOLOGY_FILE", "", "", 1, {"without TOPOLOGY_FILE"});
+    ns3("a TOPOLOGY_FILE that does not exist",
+        "nope.txt",
+        "",
+        1,
+        {"TOPOLOGY_FILE 'nope.txt' not found"});
+    ns3("a ring TOPOLOGY_FILE (no dimension of that shape)",
+        "ring.txt",
+        "",
+        1,
+        {"NPU 0 has 2 link(s)", "network YAML"});
+    ns3("a TOPOLOGY_FILE with a link missing", "short.txt", "", 1, {"declares 8 links but has 7"});
+    ns3("a TOPOLOGY_FILE with an error rate", "lossy.txt", "", 1, {"error rate '0.01'"});
+    ns3("a TOPOLOGY_FILE with a malformed rate",
+        "badrate.txt",
+        "",
+        1,
+        {"rate 'fast'", "not a data rate"});
+    ns3("a TOPOLOGY_FILE naming an NPU as the switch", "badid.txt", "", 1, {"switch id 0"});
+    ns3("a TOPOLOGY_FILE with NPU links of two rates",
+        "mixed.txt",
+        "",
+        1,
+        {"differ in rate or delay"});
+    ns3("logical dimensions that differ from TOPOLOGY_FILE's",
+        "star.txt",
+        "--logical-topology-configuration=" +
+            e.File("logical-42.json", "{\"logical-dims\": [\"4\", \"2\"]}"),
+        1,
+        {"[4, 2] differs from the network configuration's dimensions [8]"});
+    ns3("config.txt as the network with --backend=analytical",
+        "star.txt",
+        "--backend=analytical",
+        1,
+        {"is an ns-3 backend config.txt", "--backend=roce"});
     cfg("CC_MODE 8 (control: DCTCP)",
         "CC_MODE 8\n",
         0,

@@ -214,8 +214,9 @@ ModelledValue(const std::string& key)
 class HpccReader
 {
   public:
-    explicit HpccReader(RoceConfig& out)
-        : m_out(out)
+    HpccReader(RoceConfig& out, const std::vector<std::string>& usedElsewhere)
+        : m_out(out),
+          m_usedElsewhere(usedElsewhere)
     {
     }
 
@@ -248,7 +249,11 @@ class HpccReader
         }
         if (it->second == KeyUse::NONE)
         {
-            m_out.unmodelled.push_back(key);
+            if (std::find(m_usedElsewhere.begin(), m_usedElsewhere.end(), key) ==
+                m_usedElsewhere.end())
+            {
+                m_out.unmodelled.push_back(key);
+            }
             return;
         }
         if (it->second == KeyUse::DEFAULTED)
@@ -612,6 +617,7 @@ class HpccReader
     }
 
     RoceConfig& m_out;
+    std::vector<std::string> m_usedElsewhere;                 //!< keys the caller takes itself
     std::string m_key;                                        //!< key of the line being applied
     std::string m_all;                                        //!< its values
     std::map<std::string, std::map<uint64_t, double>> m_maps; //!< *_MAP: rate -> value
@@ -878,8 +884,15 @@ RoceConfigReader::ApplyAttributeFile(const std::string& path)
     return out;
 }
 
+bool
+RoceConfigReader::IsHpccKey(const std::string& key)
+{
+    return HpccKeys().count(key) != 0;
+}
+
 RoceConfig
-RoceConfigReader::ApplyHpccConfig(const std::string& path)
+RoceConfigReader::ApplyHpccConfig(const std::string& path,
+                                  const std::vector<std::string>& usedElsewhere)
 {
     RoceConfig out;
     out.path = path;
@@ -887,7 +900,7 @@ RoceConfigReader::ApplyHpccConfig(const std::string& path)
     const std::string text = ReadRoceConfigText(path);
     CheckText(path, text);
     std::istringstream in(text);
-    HpccReader reader(out);
+    HpccReader reader(out, usedElsewhere);
     std::string line;
     std::map<std::string, uint32_t> seen; // key -> line
     uint32_t lineNo = 0;
