@@ -15,7 +15,13 @@
  *
  * With --backend=roce the topology is built as a real RoCEv2 fabric
  * (AstraFabricHelper: NPU nodes with one NIC per dimension link, switches,
- * PFC, ECN, DCQCN) and messages run as RDMA WRITEs on persistent QPs.
+ * PFC, ECN, DCQCN) and messages run as RDMA WRITEs on persistent QPs. With
+ * --remote-memory-configuration on the flow and roce backends, the remote
+ * memory is memory nodes on the network (MemoryNodeHelper; doc/memory.rst):
+ * MEM_LOAD / MEM_STORE become RDMA READ / WRITE (roce) or flows (flow), and
+ * memory.csv (and with --ns3::astra::FabricMemoryModel::SampleInterval,
+ * memory-utilisation.csv) is written; --memory-isolated=1 moves that traffic
+ * to a private copy of the network (compare its collectives.csv).
  *
  * Prints ASTRA-sim's `sys[i] finished, ...` line per NPU, a summary with a
  * per-collective table, and writes npus.csv, collectives.csv and
@@ -119,6 +125,7 @@ Run(int argc, char* argv[])
     uint64_t maxTraceMib = limits::kMaxTraceFileBytes >> 20;
     std::string roceConfig;
     std::string logicalTopology;
+    bool memoryIsolated = false;
 
     // --roce-config is applied before CommandLine::Parse so that --ns3::... values win; so is
     // a network configuration that is the reference ns-3 backend's config.txt (its RoCE
@@ -187,7 +194,8 @@ Run(int argc, char* argv[])
                  "ignore control deps naming absent nodes",
                  dropDangling);
     cmd.AddValue("reference-hw-limits",
-                 "one COMP and one communication node at a time (ASTRA-sim's feeder)",
+                 "ASTRA-sim's feeder: one COMP and one communication node at a time (a RECV "
+                 "holds none), ready nodes by increasing id",
                  hwLimits);
     cmd.AddValue("text-passes",
                  "training passes unrolled from a .txt workload",
@@ -220,6 +228,10 @@ Run(int argc, char* argv[])
                  "simulated ns without progress after which the run is reported hung",
                  hangNs,
                  OptionRange::Closed(1, 1e15, "ns"));
+    cmd.AddValue("memory-isolated",
+                 "flow / roce with memory nodes: their traffic on a private copy of the network "
+                 "(the baseline of the collectives' slowdown from memory traffic)",
+                 memoryIsolated);
     cmd.Parse(argc, argv);
     if (!hpccNetwork.empty())
     {
@@ -324,7 +336,18 @@ Run(int argc, char* argv[])
         sc.SetAppAttribute("ReferenceHwLimits", BooleanValue(hwLimits));
         if (!remoteMemory.empty())
         {
-            sc.SetMemoryModel(AnalyticalRemoteMemory::FromFile(remoteMemory));
+            // flow / roce: memory nodes on the network; analytical: ASTRA-sim's formula
+            sc.SetRemoteMemory(ParseRemoteMemoryConfig(remoteMemory));
+            if (memoryIsolated && (backendKind == "analytical" || compat))
+            {
+                throw InputError("--memory-isolated applies to the flow and roce backends (the "
+                                 "analytical memory has no network)");
+            }
+            sc.GetMemoryNodes().SetIsolatedNetwork(memoryIsolated);
+        }
+        else if (memoryIsolated)
+        {
+            throw InputError("--memory-isolated needs --remote-memory-configuration");
         }
         sc.Build();
     }

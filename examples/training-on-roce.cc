@@ -370,7 +370,8 @@ Run(int argc, char* argv[])
         sc.SetAppAttribute("ReferenceHwLimits", BooleanValue(hwLimits));
         if (!remoteMemory.empty())
         {
-            sc.SetMemoryModel(AnalyticalRemoteMemory::FromFile(remoteMemory));
+            // memory nodes on the fabric (RDMA READ / WRITE; doc/memory.rst)
+            sc.SetRemoteMemory(ParseRemoteMemoryConfig(remoteMemory));
         }
         sc.Build();
     }

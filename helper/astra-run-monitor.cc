@@ -88,6 +88,7 @@ AstraRunMonitor::DoDispose()
     m_apps.clear();
     m_backend = nullptr;
     m_roce = nullptr;
+    m_memory = nullptr;
     m_devs.clear();
     Object::DoDispose();
 }
@@ -161,12 +162,19 @@ AstraRunMonitor::Start()
 }
 
 void
+AstraRunMonitor::WatchMemory(Ptr<FabricMemoryModel> memory)
+{
+    m_memory = memory;
+}
+
+void
 AstraRunMonitor::OnNodeStart(uint32_t npu, uint64_t id)
 {
     ++m_events;
     const WorkloadNode* n = m_apps[npu]->GetGraph()->Find(id);
     if (n && n->kind != NodeKind::COMM_COLL && n->kind != NodeKind::COMM_SEND &&
-        n->kind != NodeKind::COMM_RECV)
+        n->kind != NodeKind::COMM_RECV &&
+        !(m_memory && (n->kind == NodeKind::MEM_LOAD || n->kind == NodeKind::MEM_STORE)))
     {
         ++m_runningCompute;
     }
@@ -179,7 +187,8 @@ AstraRunMonitor::OnNodeEnd(uint32_t npu, uint64_t id)
     ++m_events;
     const WorkloadNode* n = m_apps[npu]->GetGraph()->Find(id);
     if (n && n->kind != NodeKind::COMM_COLL && n->kind != NodeKind::COMM_SEND &&
-        n->kind != NodeKind::COMM_RECV)
+        n->kind != NodeKind::COMM_RECV &&
+        !(m_memory && (n->kind == NodeKind::MEM_LOAD || n->kind == NodeKind::MEM_STORE)))
     {
         --m_runningCompute;
     }
@@ -241,7 +250,8 @@ AstraRunMonitor::OnPause(uint32_t dev, uint8_t prio, bool paused)
 uint64_t
 AstraRunMonitor::ProgressCounter() const
 {
-    return m_events + (m_roce ? m_roce->GetProgressCounter() : 0);
+    return m_events + (m_roce ? m_roce->GetProgressCounter() : 0) +
+           (m_memory ? m_memory->GetProgressCounter() : 0);
 }
 
 bool
@@ -288,7 +298,9 @@ AstraRunMonitor::Check()
         m_lastChange = Simulator::Now();
     }
     else if (m_runningCompute == 0 && Simulator::Now() - m_lastChange >= m_hangTimeout &&
-             (m_roce || m_backend->GetPendingMessages() == 0))
+             !(m_memory && m_memory->IsDeviceBusy()) &&
+             (m_roce || (m_backend->GetPendingMessages() == 0 &&
+                         (!m_memory || m_memory->GetPendingMessages() == 0))))
     {
         ReportHang();
         if (m_stopOnHang)

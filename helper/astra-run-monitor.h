@@ -8,6 +8,7 @@
 #define ASTRA_RUN_MONITOR_H
 
 #include "ns3/astra-sim-application.h"
+#include "ns3/fabric-memory-model.h"
 #include "ns3/network-backend.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
@@ -40,8 +41,9 @@ class RoceBackend;
  *   time, finished NPUs, events per second.
  * - Progress is: a workload node started or ended, an NPU finished, and on the
  *   RoCE backend data packets accepted in order by an endpoint or a message
- *   delivered (RoceBackend::GetProgressCounter). Retransmissions alone are no
- *   progress.
+ *   delivered (RoceBackend::GetProgressCounter); with memory nodes on the
+ *   network (WatchMemory) a memory message completed. Retransmissions alone
+ *   are no progress.
  * - Hang: NPUs are unfinished, no compute/memory node is running, and nothing
  *   progressed for HangTimeout of simulated time (on the analytical and flow
  *   backends also no message may be in flight, since their deliveries are
@@ -91,6 +93,17 @@ class AstraRunMonitor : public Object
      * \param nodes the fabric's nodes (hosts and switches)
      */
     void WatchFabric(NodeContainer nodes);
+
+    /**
+     * Watch the memory nodes' traffic (FabricMemoryModel): MEM_LOAD / MEM_STORE
+     * nodes then wait on the network like communication (no longer like
+     * compute), completed memory messages (and, on RoCE, their bytes) are
+     * progress, no hang is reported while a memory device works on a request,
+     * and on the analytical and flow backends no memory message may be in
+     * flight for a hang.
+     * \param memory the model
+     */
+    void WatchMemory(Ptr<FabricMemoryModel> memory);
 
     /// Schedule the periodic checks (call once, before Simulator::Run).
     void Start();
@@ -171,6 +184,7 @@ class AstraRunMonitor : public Object
     std::vector<Ptr<AstraSimApplication>> m_apps;      //!< watched engines
     Ptr<NetworkBackend> m_backend;                     //!< the backend
     Ptr<RoceBackend> m_roce;                           //!< the backend if it is RoCE
+    Ptr<FabricMemoryModel> m_memory;                   //!< memory on the network (or null)
     std::vector<std::vector<uint64_t>> m_running;      //!< running node ids per NPU
     std::vector<Ptr<RdmaNetDevice>> m_devs;            //!< watched devices
     std::vector<Time> m_pauseSince;                    //!< per device x 8 priorities

@@ -10,6 +10,8 @@
 #include "ns3/astra-input.h"
 #include "ns3/astra-report.h"
 #include "ns3/boolean.h"
+#include "ns3/flow-backend.h"
+#include "ns3/memory-report.h"
 #include "ns3/network-backend-factory.h"
 #include "ns3/rdma-congestion-ops.h"
 #include "ns3/rdma-host-stack.h"
@@ -74,6 +76,31 @@ AstraSimScenario::SetMemoryModel(Ptr<MemoryModel> mem)
 }
 
 void
+AstraSimScenario::SetRemoteMemory(const RemoteMemoryConfig& c)
+{
+    m_memNodes.SetConfig(c);
+    m_remoteMemory = true;
+}
+
+MemoryNodeHelper&
+AstraSimScenario::GetMemoryNodes()
+{
+    return m_memNodes;
+}
+
+Ptr<FabricMemoryModel>
+AstraSimScenario::GetFabricMemory() const
+{
+    return m_fabricMem;
+}
+
+std::shared_ptr<const Topology>
+AstraSimScenario::GetTopology() const
+{
+    return m_topo;
+}
+
+void
 AstraSimScenario::SetBackend(const std::string& kind)
 {
     NetworkBackendFactory::CheckName(kind);
@@ -126,6 +153,21 @@ AstraSimScenario::Build()
     {
         throw std::runtime_error("AstraSimScenario::Build: no topology set");
     }
+    // remote memory: memory nodes on the network for the flow and roce backends
+    const bool networkMemory =
+        m_remoteMemory && m_memNodes.HasExpansion() && !m_params.compat && m_kind != "analytical";
+    if (networkMemory)
+    {
+        m_topo = m_memNodes.Place(m_topo);
+        m_memNodes.CheckCapacity(*m_topo, m_graphs);
+    }
+    else if (!m_remoteMemory && !m_topo->GetMemoryNodes().empty())
+    {
+        ASTRA_WARN("memory-nodes-unused",
+                   (m_topo->source.empty() ? std::string("the topology") : m_topo->source)
+                       << " declares memory nodes, but no remote memory configuration is given: "
+                          "MEM_LOAD / MEM_STORE use the local memory model");
+    }
     if (NetworkBackendFactory::NeedsFabric(m_kind))
     {
         m_fabric.Install(m_topo);
@@ -148,6 +190,35 @@ AstraSimScenario::Build()
         m_backend = NetworkBackendFactory::Create(m_kind, m_topo, m_params.compat);
         m_nodes.Create(m_topo->GetNpuCount());
     }
+    if (networkMemory)
+    {
+        Ptr<FlowBackend> flow = DynamicCast<FlowBackend>(m_backend);
+        if (m_memNodes.GetIsolatedNetwork())
+        {
+            m_fabricMem = m_memNodes.InstallIsolated(m_topo); // the slowdown's baseline
+        }
+        else if (m_roce)
+        {
+            m_fabricMem =
+                m_memNodes.InstallRoce(m_fabric, m_roce->GetPriority(TrafficClass::MEMORY));
+        }
+        else if (flow)
+        {
+            m_fabricMem = m_memNodes.InstallFlow(flow);
+        }
+        else
+        {
+            ASTRA_WARN("remote-memory-analytical-fallback",
+                       "network backend '" << m_kind
+                                           << "' does not carry memory traffic: MEM_LOAD / "
+                                              "MEM_STORE use ASTRA-sim's analytical remote memory");
+        }
+        m_mem = m_fabricMem ? Ptr<MemoryModel>(m_fabricMem) : m_memNodes.CreateAnalytical();
+    }
+    else if (m_remoteMemory)
+    {
+        m_mem = m_memNodes.CreateAnalytical();
+    }
     m_ctx = CreateObject<SystemContext>();
     m_ctx->Setup(m_backend, m_topo->GetDimensions(), m_params);
     m_ctx->SetCommGroups(m_groups);
@@ -164,6 +235,10 @@ AstraSimScenario::Build()
     }
     ac.Start(Seconds(0));
     m_monitor->Watch(m_apps, m_backend);
+    if (m_fabricMem)
+    {
+        m_monitor->WatchMemory(m_fabricMem);
+    }
     if (m_roce)
     {
         m_monitor->WatchFabric(m_fabric.GetAllNodes());
@@ -419,6 +494,10 @@ void
 AstraSimScenario::PrintSummary(std::ostream& os) const
 {
     AstraReport(m_ctx, m_apps).PrintSummary(os);
+    if (m_fabricMem)
+    {
+        MemoryReport(m_fabricMem).Print(os);
+    }
 }
 
 void
@@ -547,7 +626,17 @@ AstraSimScenario::WriteReports(const std::string& dir) const
     AstraReport report(m_ctx, m_apps);
     report.WriteNpuCsv(dir + "/npus.csv");
     report.WriteCollectiveCsv(dir + "/collectives.csv");
-    report.WriteChromeTrace(dir + "/timeline.json");
+    if (!m_fabricMem)
+    {
+        report.WriteChromeTrace(dir + "/timeline.json");
+        return;
+    }
+    // memory nodes on the network
+    MemoryReport mem(m_fabricMem);
+    report.WriteChromeTrace(dir + "/timeline.json",
+                            mem.ChromeTraceEvents(static_cast<uint32_t>(m_apps.size())));
+    mem.WriteCsv(dir + "/memory.csv");
+    mem.WriteUtilisationCsv(dir + "/memory-utilisation.csv");
 }
 
 Ptr<SystemContext>
@@ -607,6 +696,12 @@ AstraSimScenario::Destroy()
         m_ctx->Dispose();
     }
     m_ctx = nullptr;
+    if (m_fabricMem)
+    {
+        m_fabricMem->Dispose();
+    }
+    m_fabricMem = nullptr;
+    m_mem = nullptr;
     m_backend = nullptr;
     m_roce = nullptr;
     m_nodes = NodeContainer();

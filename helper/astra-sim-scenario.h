@@ -10,6 +10,7 @@
 #include "ns3/astra-fabric-helper.h"
 #include "ns3/astra-run-monitor.h"
 #include "ns3/astra-sim-helper.h"
+#include "ns3/memory-node-helper.h"
 
 #include <iosfwd>
 #include <map>
@@ -63,6 +64,21 @@ class AstraSimScenario
     /// \param groups communicator groups (id -> NPUs)
     void SetCommGroups(const std::map<std::string, std::vector<uint32_t>>& groups);
     void SetMemoryModel(Ptr<MemoryModel> mem); //!< \param mem remote memory model (null: local)
+    /**
+     * Remote memory from ASTRA-sim's remote memory configuration (replaces
+     * SetMemoryModel): on the flow and roce backends the memory nodes are
+     * placed on the topology and MEM_LOAD / MEM_STORE become traffic to them
+     * (MemoryNodeHelper, FabricMemoryModel); on the analytical backend and
+     * with --compat=1, ASTRA-sim's analytical model.
+     * \param c the parsed configuration (ParseRemoteMemoryConfig)
+     */
+    void SetRemoteMemory(const RemoteMemoryConfig& c);
+    /// \return the memory node helper (configure it before Build)
+    MemoryNodeHelper& GetMemoryNodes();
+    /// \return the memory model of the memory nodes (null unless on the network)
+    Ptr<FabricMemoryModel> GetFabricMemory() const;
+    /// \return the topology the backend runs on (with its memory nodes, after Build)
+    std::shared_ptr<const Topology> GetTopology() const;
     /// \param kind "analytical", "flow" or "roce"
     void SetBackend(const std::string& kind);
     /// Set an attribute of the AstraSimApplication instances \param n name \param v value
@@ -173,7 +189,8 @@ class AstraSimScenario
      */
     uint32_t WritePlots(std::string& msg) const;
 
-    /// Write npus.csv, collectives.csv and timeline.json into dir (created). Throws.
+    /// Write npus.csv, collectives.csv and timeline.json into dir (created), and with
+    /// memory nodes on the network memory.csv (and memory-utilisation.csv when sampled). Throws.
     /// \param dir the folder
     void WriteReports(const std::string& dir) const;
 
@@ -212,6 +229,10 @@ class AstraSimScenario
     double m_wall{0};                                           //!< wall seconds of Run
     int m_status{0};                                            //!< status of Run
     bool m_built{false};                                        //!< Build() done
+    // remote memory (memory-node-helper.h)
+    MemoryNodeHelper m_memNodes;        //!< memory node placement and models
+    bool m_remoteMemory{false};         //!< SetRemoteMemory was called
+    Ptr<FabricMemoryModel> m_fabricMem; //!< memory on the network (flow, roce)
 };
 
 } // namespace astra

@@ -747,8 +747,8 @@ class NotModelledKeyTestCase : public GuardedCase
             {"track-local-mem", "1", "0"},
             {"local-mem-trace-filename", "\"mine\"", "\"local_mem_trace\""},
             {"boost-mode", "1", "0"},
-            {"intra-dimension-scheduling", "\"smallestFirst\"", "\"FIFO\""},
-            {"inter-dimension-scheduling", "\"themis\"", "\"baseline\""},
+            {"intra-dimension-scheduling", "\"RG\"", "\"FIFO\""},
+            {"inter-dimension-scheduling", "\"roundRobin\"", "\"baseline\""},
         };
         for (const auto& k : keys)
         {

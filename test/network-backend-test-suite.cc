@@ -118,12 +118,24 @@ class AnalyticalClosedFormTest : public TestCase
                           {100, Msg(0, 4, 65536, 3)},
                           {0, Msg(2, 7, 65536, 4)},
                           {7, Msg(5, 5, 65536, 5)}});
+        // NPU 0's messages leave one after another on its link 0 -> 1 (the 4-hop route to
+        // NPU 4 starts there too, the tie going clockwise): message 2 starts serialising at
+        // 610.35, message 3 at 610.35 + 1220.70 = 1831.05
         NS_TEST_ASSERT_MSG_EQ(r.delivered[1], 1110, "500 + 610.35 rounds to 1110");
-        NS_TEST_ASSERT_MSG_EQ(r.delivered[2], 1721, "500 + 1220.70 rounds to 1721");
-        NS_TEST_ASSERT_MSG_EQ(r.delivered[3], 100 + 3221, "4 hops: 2000 + 1220.70");
-        NS_TEST_ASSERT_MSG_EQ(r.delivered[4], 2721, "2 -> 7 the short way: 3 hops");
+        NS_TEST_ASSERT_MSG_EQ(r.delivered[2], 2331, "after message 1: 610.35 + 500 + 1220.70");
+        NS_TEST_ASSERT_MSG_EQ(r.delivered[3], 5052, "4 hops after message 2: 1831.05 + 3220.70");
+        NS_TEST_ASSERT_MSG_EQ(r.delivered[4], 2721, "2 -> 7 the short way: 3 hops, alone");
         NS_TEST_ASSERT_MSG_EQ(r.delivered[5], 7, "src == dst: no delay");
-        NS_TEST_ASSERT_MSG_EQ(r.sent[2], 1721, "onSent at delivery");
+        NS_TEST_ASSERT_MSG_EQ(r.sent[2], 2331, "onSent at delivery");
+        // alone on their links: the closed form of one message
+        r = RunPlan(
+            MakeAnalytical(ring),
+            {{0, Msg(0, 1, 65536, 2)}, {100, Msg(0, 4, 65536, 3)}, {0, Msg(1, 0, 65536, 4)}});
+        NS_TEST_ASSERT_MSG_EQ(r.delivered[2], 1721, "500 + 1220.70 rounds to 1721");
+        NS_TEST_ASSERT_MSG_EQ(r.delivered[3],
+                              100 + std::llround(1220.703125 - 100 + 3220.703125),
+                              "waits until 1220.70, then 4 hops");
+        NS_TEST_ASSERT_MSG_EQ(r.delivered[4], 1721, "the other direction is another link");
         r = RunPlan(MakeAnalytical(ring, true),
                     {{0, Msg(0, 1, 32768, 1)}, {0, Msg(0, 1, 65536, 2)}});
         NS_TEST_ASSERT_MSG_EQ(r.delivered[1], 1110, "compat trunc(1110.35)");
@@ -133,17 +145,36 @@ class AnalyticalClosedFormTest : public TestCase
                               2220,
                               "switch: trunc(2 x 500 + 1220.70), serialization once");
 
-        // no congestion: 10 identical messages on one link all take the same time
+        // 10 identical messages of one sender on one link: serialised, message k (from 0)
+        // delivered at k x 1220.70 + 500 + 1220.70; compat (the reference): all at 1720
         std::vector<Planned> plan;
         for (uint64_t i = 0; i < 10; ++i)
         {
             plan.push_back({0, Msg(0, 1, 65536, i)});
         }
+        r = RunPlan(MakeAnalytical(ring, true), plan);
+        NS_TEST_ASSERT_MSG_EQ(r.delivered[9], 1720, "compat: every message the full link");
         auto a = MakeAnalytical(ring);
         uint64_t pendingMid = 0;
         Simulator::Schedule(NanoSeconds(1), [&]() { pendingMid = a->GetPendingMessages(); });
         r = RunPlan(a, plan);
-        NS_TEST_ASSERT_MSG_EQ(r.delivered[9], 1721, "congestion unaware");
+        for (uint64_t k = 0; k < 10; ++k)
+        {
+            NS_TEST_ASSERT_MSG_EQ(r.delivered[k],
+                                  std::llround(k * 1220.703125 + 1720.703125),
+                                  "serialised: message " << k);
+        }
+        // ten senders at once: no cross-flow contention (each its own link)
+        plan.clear();
+        for (uint32_t i = 0; i < 8; ++i)
+        {
+            plan.push_back({0, Msg(i, (i + 1) % 8, 65536, i)});
+        }
+        auto r8 = RunPlan(MakeAnalytical(ring), plan);
+        for (uint64_t k = 0; k < 8; ++k)
+        {
+            NS_TEST_ASSERT_MSG_EQ(r8.delivered[k], 1721, "different senders: alone " << k);
+        }
         NS_TEST_ASSERT_MSG_EQ(pendingMid, 10, "pending while in flight");
         NS_TEST_ASSERT_MSG_EQ(a->GetPendingMessages(), 0, "none pending after");
         NS_TEST_ASSERT_MSG_EQ(a->GetDeliveredBytes(), 655360, "bytes delivered");
@@ -200,6 +231,16 @@ class AnalyticalUnscheduledTest : public TestCase
         NS_TEST_ASSERT_MSG_EQ(t, a->GetMessageTime(m).GetTimeStep(), "same as GetMessageTime");
         NS_TEST_ASSERT_MSG_EQ(t, NanoSeconds(1721).GetTimeStep(), "500 + 1220.70 rounds to 1721");
         NS_TEST_ASSERT_MSG_EQ(a->GetPendingMessages(), 1, "pending until completed");
+        // the same sender at the same time: behind the first on its link (1220.70 later)
+        NS_TEST_ASSERT_MSG_EQ(a->GetMessageTimeSteps(m, &hint),
+                              NanoSeconds(2941).GetTimeStep(),
+                              "serialised after the first: 1220.70 + 1720.70");
+        // later, the link idle again (the time of one message alone)
+        auto advance = []() {
+            Simulator::Schedule(MicroSeconds(100), []() {});
+            Simulator::Run();
+        };
+        advance();
         NS_TEST_ASSERT_MSG_EQ(a->SendUnscheduled(m, &hint), t, "through the hint");
         a->CompleteUnscheduled(m);
         a->CompleteUnscheduled(m);
@@ -217,6 +258,7 @@ class AnalyticalUnscheduledTest : public TestCase
         }
         NS_TEST_ASSERT_MSG_EQ(ts, NanoSeconds(3141).GetTimeStep(), "new topology: 700 + 2441.41");
         const NetMessage odd = Msg(0, 1, 65539, 4); // 700 + 2441.52: rounds up, truncates down
+        advance();
         NS_TEST_ASSERT_MSG_EQ(a->SendUnscheduled(odd, &hint),
                               NanoSeconds(3142).GetTimeStep(),
                               "default rounds");
@@ -225,6 +267,7 @@ class AnalyticalUnscheduledTest : public TestCase
                               NanoSeconds(3141).GetTimeStep(),
                               "compat truncates, not the hint's rounded time");
         a->SetAttribute("Compat", BooleanValue(false));
+        advance();
         NS_TEST_ASSERT_MSG_EQ(a->SendUnscheduled(odd, &hint),
                               NanoSeconds(3142).GetTimeStep(),
                               "default rounds, not the hint's compat time");

@@ -196,6 +196,12 @@ class BatchingIdentityCase : public TestCase
         Check("mixed, default model", topo2, p, Mixed(8));
         Check("mixed, default model, flow backend", topo2, p, Mixed(8), "flow");
         p.compat = true;
+        // one algorithm per dimension: with fewer, compat (as the reference) would leave
+        // dimension 1 unused
+        p.allReduce.assign(2, AlgoSpec{});
+        p.allGather.assign(2, AlgoSpec{});
+        p.reduceScatter.assign(2, AlgoSpec{});
+        p.allToAll.assign(2, AlgoSpec{});
         Check("mixed, compat", topo2, p, Mixed(8));
         Check("mixed, compat, flow backend", topo2, p, Mixed(8), "flow");
         // LIFO with more chunks than slots: slot choices depend on same-time order

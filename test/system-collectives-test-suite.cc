@@ -93,18 +93,29 @@ Expected(const std::string& algo, CollType c, DimType t, uint32_t n)
     }
     if (algo == "direct" || algo == "direct2")
     {
-        // rounds of W peers at offsets kW+1 .. (k+1)W; a round lasts as long as its farthest peer
+        // rounds of W peers at offsets kW+1 .. (k+1)W, sent in offset order; a sender's
+        // messages leave one after another on its outgoing link (Switch: one link for all;
+        // FullyConnected: one per peer; Ring: one per direction, the tie going clockwise),
+        // so the k-th on a link arrives k x bytes / B later; a round lasts until its last
+        // arrival plus the processing
         const uint32_t w = algo == "direct" ? n - 1 : 2;
         auto rounds = [&](uint64_t bytes, bool reduce) {
             int64_t sum = 0;
             for (uint32_t first = 1; first < n; first += w)
             {
-                uint32_t h = 0;
+                std::map<int64_t, int64_t> onLink; // first directed link -> messages so far
+                int64_t last = 0;
                 for (uint32_t o = first; o < std::min(n, first + w); ++o)
                 {
-                    h = std::max(h, Hops(t, n, o));
+                    const int64_t link = t == DimType::SWITCH            ? 0
+                                         : t == DimType::FULLY_CONNECTED ? int64_t(o)
+                                         : (o <= n - o)                  ? 1
+                                                                         : -1;
+                    const int64_t k = onLink[link]++;
+                    last =
+                        std::max(last, k * int64_t(double(bytes) / kB) + T(Hops(t, n, o), bytes));
                 }
-                sum += T(h, bytes) + d + (reduce ? R(bytes) : 0);
+                sum += last + d + (reduce ? R(bytes) : 0);
             }
             return sum;
         };
@@ -235,12 +246,29 @@ class ChunkingCase : public TestCase
                                      p,
                                      CollGraphs(n, CollType::ALL_REDUCE, kSize));
         NS_TEST_EXPECT_MSG_EQ(r.MaxFinish(), 4 * stream, "S=4 A=1");
-        // A = 4 on the analytical (congestion-unaware) backend: all chunks at once
+        // A = 4 on the analytical (congestion-unaware) backend: all chunks at once, their
+        // messages serialised on each NPU's outgoing link, so chunk j runs j x m / B late.
+        // With d = 2000 the link is never saturated (a step's cycle T + d >= 4 m / B) and
+        // the stagger is all: stream + 3 m / B
+        {
+            SystemParams q = Params(4, 4, 2000, kMem, false);
+            const int64_t slow = (2 * n - 2) * (T(1, m) + 2000) + (n - 1) * R(m);
+            r = AstraSimHelper::Run(Topo1D(DimType::RING, n, kGbps, kLat),
+                                    q,
+                                    CollGraphs(n, CollType::ALL_REDUCE, kSize));
+            NS_TEST_EXPECT_MSG_EQ(r.MaxFinish(),
+                                  slow + 3 * static_cast<int64_t>(m / kB),
+                                  "S=4 A=4 analytical: staggered by m / B");
+            q.compat = true; // the reference gives every chunk the full link
+            r = AstraSimHelper::Run(Topo1D(DimType::RING, n, kGbps, kLat),
+                                    q,
+                                    CollGraphs(n, CollType::ALL_REDUCE, kSize));
+            const int64_t tc = static_cast<int64_t>(kLat + m / kB);
+            NS_TEST_EXPECT_MSG_EQ(r.MaxFinish(),
+                                  (2 * n - 2) * (2000 + tc) + (n - 1) * 3 * R(m) + 2000,
+                                  "S=4 A=4 compat: all chunks alone, one stream time");
+        }
         p.activeChunks = 4;
-        r = AstraSimHelper::Run(Topo1D(DimType::RING, n, kGbps, kLat),
-                                p,
-                                CollGraphs(n, CollType::ALL_REDUCE, kSize));
-        NS_TEST_EXPECT_MSG_EQ(r.MaxFinish(), stream, "S=4 A=4 analytical");
         // flow backend shares the links among the 4 chunks: slower than one stream
         AstraRunOptions o;
         o.backend = "flow";
@@ -298,7 +326,9 @@ class FlowAgreesCase : public TestCase
                                       "flow " << CollTypeName(c) << " " << n);
             }
         }
-        // direct all-to-all on a Switch shares each NPU's uplink: flow is slower
+        // direct all-to-all on a Switch: each NPU's 7 messages share its uplink, fairly on
+        // the flow backend, one after another on the analytical one: the last byte leaves at
+        // 7 m / B either way (the analytical backend used to give each the full link)
         auto a = AstraSimHelper::Run(Topo1D(DimType::SWITCH, 8, kGbps, kLat),
                                      DefaultParams("direct"),
                                      CollGraphs(8, CollType::ALL_TO_ALL, kSize));
@@ -306,7 +336,10 @@ class FlowAgreesCase : public TestCase
                                      DefaultParams("direct"),
                                      CollGraphs(8, CollType::ALL_TO_ALL, kSize),
                                      o);
-        NS_TEST_EXPECT_MSG_GT(f.MaxFinish(), a.MaxFinish(), "congestion on the uplink");
+        NS_TEST_EXPECT_MSG_EQ(a.MaxFinish(),
+                              Expected("direct", CollType::ALL_TO_ALL, DimType::SWITCH, 8),
+                              "analytical: serialised on the uplink");
+        NS_TEST_EXPECT_MSG_EQ(f.MaxFinish(), a.MaxFinish(), "flow: shared uplink, same end");
     }
 };
 
@@ -347,7 +380,12 @@ class OtherCollectivesCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(b, (n - 1) * kSize, "gather bytes");
         b = k = 0;
         auto s = run(CollType::SCATTER, "ring", &b, &k);
-        NS_TEST_EXPECT_MSG_EQ(s.finishNs[3], T(2, kSize / n) + d, "scatter: member");
+        // the root's 7 messages leave one after another on its uplink: member j gets the
+        // (j-1)-th, (j-1) x (size / n) / B later
+        const int64_t ser = static_cast<int64_t>(kSize / n / kB);
+        NS_TEST_EXPECT_MSG_EQ(s.finishNs[1], T(2, kSize / n) + d, "scatter: first member");
+        NS_TEST_EXPECT_MSG_EQ(s.finishNs[3], 2 * ser + T(2, kSize / n) + d, "scatter: member 3");
+        NS_TEST_EXPECT_MSG_EQ(s.finishNs[7], 6 * ser + T(2, kSize / n) + d, "scatter: last");
         NS_TEST_EXPECT_MSG_EQ(b, (n - 1) * (kSize / n), "scatter bytes");
         b = k = 0;
         auto bar = run(CollType::BARRIER, "ring", &b, &k);

@@ -578,12 +578,12 @@ class PlannerCase : public TestCase
                               std::string::npos,
                               "the warning names the group");
 
-        // rooted operations over several dimensions run flat over the sub-grid
+        // rooted operations over several dimensions run one phase per dimension
         CollectiveRequest bc = ar;
         bc.type = CollType::BROADCAST;
         NS_TEST_EXPECT_MSG_EQ(pl.Plan(bc, 2, Group(all)).Placement(),
-                              "BROADCAST@flat:ring",
-                              "rooted: flat");
+                              "BROADCAST@dim0:ring BROADCAST@dim1:ring BROADCAST@dim2:ring",
+                              "rooted: hierarchical");
 
         // the custom kind without traces is an input error
         SystemParams c = p;

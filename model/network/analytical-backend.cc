@@ -34,9 +34,10 @@ AnalyticalBackend::GetTypeId()
             .SetGroupName("AstraSim")
             .AddConstructor<AnalyticalBackend>()
             .AddAttribute("Compat",
-                          "Truncate each message time to whole ns as ASTRA-sim's "
-                          "congestion_unaware backend: trunc(sum latency + bytes / B). "
-                          "Otherwise round to the nearest ns.",
+                          "ASTRA-sim's congestion_unaware backend: every message takes "
+                          "trunc(sum latency + bytes / B), whatever else its sender sends. "
+                          "Otherwise a sender's messages are serialised on its outgoing "
+                          "link and times are rounded to the nearest ns.",
                           BooleanValue(false),
                           MakeBooleanAccessor(&AnalyticalBackend::m_compat),
                           MakeBooleanChecker())
@@ -59,6 +60,8 @@ AnalyticalBackend::DoDispose()
     m_sinkFlight.clear();
     m_sinkFree.clear();
     m_routeCache.clear();
+    m_senderMemo.clear();
+    m_linkFreeAt.clear();
     NetworkBackend::DoDispose();
 }
 
@@ -67,6 +70,8 @@ AnalyticalBackend::SetTopology(const Topology& topo)
 {
     m_topo = std::make_shared<const Topology>(topo);
     m_routeCache.clear();
+    m_senderMemo.clear();
+    m_linkFreeAt.clear();
     m_stamp = NewStamp();
 }
 
@@ -75,6 +80,8 @@ AnalyticalBackend::SetTopology(std::shared_ptr<const Topology> topo)
 {
     m_topo = std::move(topo);
     m_routeCache.clear();
+    m_senderMemo.clear();
+    m_linkFreeAt.clear();
     m_stamp = NewStamp();
 }
 
@@ -145,10 +152,71 @@ AnalyticalBackend::GetMessageTime(const NetMessage& msg) const
     return NanoSeconds(rc.lastNs);
 }
 
+const AnalyticalBackend::SenderMemo&
+AnalyticalBackend::Sender(const NetMessage& msg)
+{
+    if (m_senderMemo.size() != m_topo->GetNpuCount())
+    {
+        m_senderMemo.assign(m_topo->GetNpuCount(), SenderMemo{});
+        m_linkFreeAt.assign(2 * m_topo->GetLinks().size(), 0.0);
+        m_stepsPerNs = double(NanoSeconds(1).GetTimeStep());
+    }
+    SenderMemo& m = m_senderMemo[msg.src];
+    const uint64_t key = (uint64_t(msg.dst) << 32) | uint32_t(msg.dim);
+    if (m.key == key && m.bytes == msg.bytes)
+    {
+        return m;
+    }
+    m_hops.clear();
+    m_topo->AppendRoute(msg.src, msg.dst, msg.dim, m_hops);
+    const auto& links = m_topo->GetLinks();
+    double minRate = 0;
+    m.latencyNs = 0;
+    for (const auto& h : m_hops)
+    {
+        const auto& l = links[h.link];
+        m.latencyNs += l.latencyNs;
+        if (minRate == 0 || l.bytesPerNs < minRate)
+        {
+            minRate = l.bytesPerNs;
+        }
+    }
+    m.link = 2 * m_hops.front().link + m_hops.front().dir;
+    m.serNs = minRate > 0 ? double(msg.bytes) / minRate : 0.0;
+    m.key = key;
+    m.bytes = msg.bytes;
+    return m;
+}
+
+int64_t
+AnalyticalBackend::SenderTime(const NetMessage& msg, int64_t baseSteps, bool commit)
+{
+    if (m_compat || msg.src == msg.dst || msg.bytes == 0)
+    {
+        return baseSteps;
+    }
+    const SenderMemo& m = Sender(msg);
+    // in time steps (the batcher's clock: no call into the simulator per message)
+    double& freeAt = m_linkFreeAt[m.link];
+    const double now = double(EventBatcher::NowSteps());
+    const double start = std::max(now, freeAt);
+    if (commit)
+    {
+        freeAt = start + m.serNs * m_stepsPerNs;
+    }
+    if (start <= now)
+    {
+        return baseSteps; // the link is idle: the time alone
+    }
+    // the wait plus the time alone, rounded to the ns like the time alone
+    const double ns = (start - now) / m_stepsPerNs + m.latencyNs + m.serNs;
+    return static_cast<int64_t>(std::round(ns)) * static_cast<int64_t>(m_stepsPerNs);
+}
+
 void
 AnalyticalBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCallback onDelivered)
 {
-    const Time t = GetMessageTime(msg);
+    const Time t = TimeStep(SenderTime(msg, GetMessageTime(msg).GetTimeStep(), true));
     NS_LOG_FUNCTION(this << msg.src << msg.dst << msg.bytes << msg.dim << t);
     const uint32_t slot = AllocSlot();
     InFlight& f = m_inFlight[slot];
@@ -161,6 +229,12 @@ AnalyticalBackend::Send(const NetMessage& msg, SentCallback onSent, DeliveredCal
 
 int64_t
 AnalyticalBackend::GetMessageTimeSteps(const NetMessage& msg, MessageTimeHint* hint)
+{
+    return SenderTime(msg, BaseTimeSteps(msg, hint), false);
+}
+
+int64_t
+AnalyticalBackend::BaseTimeSteps(const NetMessage& msg, MessageTimeHint* hint)
 {
     const uint64_t route = (uint64_t(msg.src) << 32) | msg.dst;
     const uint32_t stamp = m_stamp | (m_compat ? 1u : 0u);
@@ -187,7 +261,7 @@ AnalyticalBackend::SendTo(const NetMessage& msg,
                           uint64_t cookie,
                           bool notifySent)
 {
-    const Time t = GetMessageTime(msg);
+    const Time t = TimeStep(SenderTime(msg, GetMessageTime(msg).GetTimeStep(), true));
     NS_LOG_FUNCTION(this << msg.src << msg.dst << msg.bytes << msg.dim << t);
     const uint32_t slot = AllocSinkSlot();
     SinkFlight& f = m_sinkFlight[slot];
@@ -211,7 +285,7 @@ AnalyticalBackend::SendUnscheduled(const NetMessage& msg, MessageTimeHint* hint)
     {
         return -1;
     }
-    const int64_t t = GetMessageTimeSteps(msg, hint);
+    const int64_t t = SenderTime(msg, BaseTimeSteps(msg, hint), true);
     ++m_pending;
     return t;
 }

@@ -28,10 +28,16 @@ namespace astra
  *
  *     T = sum of hop latencies + m / min(hop bandwidth)      [ns]
  *
- * (serialization counted once, as the reference). Default: T is rounded to
- * the nearest ns. With Compat = true: T = trunc(sum latency + m / B), exactly
- * ASTRA-sim's congestion_unaware backend. onSent and then onDelivered are
- * invoked in one event at Now() + T. src == dst costs 0 (delivered in a
+ * (serialization counted once, as the reference). Default model: a sender's
+ * own messages are serialised on its outgoing link (the route's first
+ * directed link): a message sent at t starts at s = max(t, F), where F is
+ * when the sender's previous message on that link finished serialising, and
+ * holds the link until F = s + m / min(hop bandwidth); it is delivered at
+ * s + T (rounded to the nearest ns). Messages of different senders never
+ * interact (no cross-flow contention). With Compat = true: no serialisation
+ * and T = trunc(sum latency + m / B), exactly ASTRA-sim's congestion_unaware
+ * backend (every message gets the full link). onSent and then onDelivered are
+ * invoked in one event at delivery. src == dst costs 0 (delivered in a
  * zero-delay event); ids >= GetNpuCount() throw std::out_of_range from Send().
  * Message times are fixed at send: the backend offers FixedTimeNetwork.
  */
@@ -62,9 +68,10 @@ class AnalyticalBackend : public NetworkBackend, public FixedTimeNetwork
     std::shared_ptr<const Topology> GetTopology() const;
 
     /**
-     * Network time of one message, without sending it.
+     * Network time of one message alone on its route (no wait behind the
+     * sender's earlier messages), without sending it.
      * \param msg the message
-     * \return the time Send() would take for it
+     * \return the time Send() would take for it on an idle link
      */
     Time GetMessageTime(const NetMessage& msg) const;
 
@@ -87,6 +94,12 @@ class AnalyticalBackend : public NetworkBackend, public FixedTimeNetwork
      */
     int64_t SendUnscheduled(const NetMessage& msg, MessageTimeHint* hint) override;
     void CompleteUnscheduled(const NetMessage& msg) override;
+    /**
+     * As FixedTimeNetwork::GetMessageTimeSteps: the time a message sent now
+     * would take, including its wait behind the sender's earlier messages
+     * (nothing is changed).
+     * \copydoc FixedTimeNetwork::GetMessageTimeSteps
+     */
     int64_t GetMessageTimeSteps(const NetMessage& msg, MessageTimeHint* hint) override;
     uint32_t GetNpuCount() const override;
     std::string GetName() const override;
@@ -155,6 +168,32 @@ class AnalyticalBackend : public NetworkBackend, public FixedTimeNetwork
         int64_t lastNs{0};              //!< its time (ns), reused while the size repeats
     };
 
+    /**
+     * The route data a sender's serialisation needs (memo per source NPU: a
+     * ring phase sends one size to one peer).
+     */
+    struct SenderMemo
+    {
+        uint64_t key{UINT64_MAX}; //!< dst << 32 | (uint32_t) dim (UINT64_MAX = empty)
+        uint64_t bytes{0};        //!< message size
+        uint32_t link{0};         //!< the route's first directed link (2 x link + dir)
+        double serNs{0};          //!< m / min(hop bandwidth)
+        double latencyNs{0};      //!< sum of the hop latencies
+    };
+
+    /// \return the memo of \p msg's route (filled if needed)
+    const SenderMemo& Sender(const NetMessage& msg);
+    /**
+     * \return the time in time steps of a message sent now: \p baseSteps (its time
+     * alone) when its sender's outgoing link is idle (always with Compat, for src ==
+     * dst and empty messages), else the wait behind the sender's earlier messages plus
+     * the time alone
+     * \param msg the message \param baseSteps its time alone \param commit occupy the link
+     */
+    int64_t SenderTime(const NetMessage& msg, int64_t baseSteps, bool commit);
+    /// \return the time alone in time steps (through the caller's route memo \p hint)
+    int64_t BaseTimeSteps(const NetMessage& msg, MessageTimeHint* hint);
+
     std::shared_ptr<const Topology> m_topo;    //!< the network
     uint32_t m_stamp{0};                       //!< configuration stamp (MessageTimeHint), even
     bool m_compat{false};                      //!< truncate like the reference
@@ -168,6 +207,10 @@ class AnalyticalBackend : public NetworkBackend, public FixedTimeNetwork
     std::vector<uint32_t> m_sinkFree;          //!< reusable slots of m_sinkFlight
     /// route costs, direct-mapped by a hash of (src, dst); a colliding pair overwrites
     mutable std::vector<RouteCost> m_routeCache;
+    std::vector<SenderMemo> m_senderMemo; //!< by source NPU
+    std::vector<double> m_linkFreeAt;     //!< by directed link: end of the sender's last
+                                          //!< message's serialisation (time steps, exact)
+    double m_stepsPerNs{1};               //!< time steps per ns
     /// Trace: message delivered (message, network time).
     TracedCallback<const NetMessage&, Time> m_deliveredTrace;
 };

@@ -123,13 +123,17 @@ FlowBackend::EnsureLinks()
         throw std::logic_error("FlowBackend: no topology set (call SetTopology)");
     }
     const auto& links = m_topo->GetLinks();
-    if (m_links.size() != 2 * links.size())
+    if (m_links.size() != 2 * links.size() + m_resources.size())
     {
-        m_links.assign(2 * links.size(), DirLink{});
+        m_links.assign(2 * links.size() + m_resources.size(), DirLink{});
         for (size_t i = 0; i < links.size(); ++i)
         {
             m_links[2 * i].capacity = links[i].bytesPerNs;
             m_links[2 * i + 1].capacity = links[i].bytesPerNs;
+        }
+        for (size_t r = 0; r < m_resources.size(); ++r)
+        {
+            m_links[2 * links.size() + r].capacity = m_resources[r];
         }
         m_linkFreeAt.assign(2 * links.size(), 0);
     }
@@ -141,6 +145,15 @@ FlowBackend::CheckIds(const NetMessage& msg) const
     const uint32_t n = m_topo->GetNpuCount();
     if (msg.src >= n || msg.dst >= n)
     {
+        const uint32_t nodes = m_topo->GetNodeCount();
+        if (msg.src < nodes && msg.dst < nodes &&
+            (m_topo->GetNodeKind(msg.src) == TopoNodeKind::MEMORY ||
+             m_topo->GetNodeKind(msg.dst) == TopoNodeKind::MEMORY) &&
+            m_topo->GetNodeKind(msg.src) != TopoNodeKind::SWITCH &&
+            m_topo->GetNodeKind(msg.dst) != TopoNodeKind::SWITCH)
+        {
+            return; // to or from a memory node
+        }
         throw std::out_of_range("FlowBackend: message " + std::to_string(msg.src) + " -> " +
                                 std::to_string(msg.dst) + " names an NPU out of range (" +
                                 std::to_string(n) + " NPUs)");
@@ -255,13 +268,73 @@ FlowBackend::SfHop(std::shared_ptr<SfMessage> m)
 
 // ------------------------------------------------------------ fluid model
 
+uint32_t
+FlowBackend::AddSharedResource(double bytesPerNs)
+{
+    if (!(bytesPerNs > 0) || !std::isfinite(bytesPerNs))
+    {
+        throw std::invalid_argument("FlowBackend: a shared resource needs a positive capacity");
+    }
+    m_resources.push_back(bytesPerNs);
+    if (!m_links.empty())
+    {
+        DirLink d; // built already: append (flows in flight keep their link ids)
+        d.capacity = bytesPerNs;
+        m_links.push_back(std::move(d));
+    }
+    return static_cast<uint32_t>(m_resources.size() - 1);
+}
+
+void
+FlowBackend::SendThrough(const NetMessage& msg,
+                         uint32_t resource,
+                         MessageSink* sink,
+                         uint64_t cookie)
+{
+    if (m_compat)
+    {
+        throw std::logic_error("FlowBackend::SendThrough: not available in the Compat model");
+    }
+    if (resource >= m_resources.size() || msg.bytes == 0 || msg.src == msg.dst || !sink)
+    {
+        throw std::invalid_argument("FlowBackend::SendThrough: needs a resource of "
+                                    "AddSharedResource, a sink, bytes > 0 and src != dst");
+    }
+    EnsureLinks();
+    CheckIds(msg);
+    SendFluid(msg,
+              nullptr,
+              nullptr,
+              sink,
+              cookie,
+              false,
+              static_cast<uint32_t>(2 * m_topo->GetLinks().size() + resource));
+}
+
+double
+FlowBackend::GetLinkRate(uint32_t link, uint8_t dir) const
+{
+    const size_t l = 2 * size_t(link) + (dir ? 1 : 0);
+    if (l >= m_links.size())
+    {
+        return 0;
+    }
+    double r = 0;
+    for (uint32_t fid : m_links[l].flows)
+    {
+        r += m_flows[fid].rate;
+    }
+    return r;
+}
+
 void
 FlowBackend::SendFluid(const NetMessage& msg,
                        SentCallback onSent,
                        DeliveredCallback onDelivered,
                        MessageSink* sink,
                        uint64_t cookie,
-                       bool notifySent)
+                       bool notifySent,
+                       uint32_t resource)
 {
     m_hops.clear();
     m_topo->AppendRoute(msg.src, msg.dst, msg.dim, m_hops);
@@ -310,6 +383,12 @@ FlowBackend::SendFluid(const NetMessage& msg,
         f.links.push_back(dl);
         m_links[dl].flows.push_back(id);
         m_dirty.push_back(dl);
+    }
+    if (resource != UINT32_MAX)
+    {
+        f.links.push_back(resource);
+        m_links[resource].flows.push_back(id);
+        m_dirty.push_back(resource);
     }
     m_hot[id].links = f.links.data();
     m_hot[id].nLinks = static_cast<uint32_t>(f.links.size());

@@ -111,6 +111,35 @@ class FlowBackend : public NetworkBackend
     uint64_t GetRecomputedFlows() const;
 
     /**
+     * Add a shared resource of the fluid model: a capacity that the messages
+     * sent with SendThrough() take their max-min share of besides their
+     * route's links (e.g. a memory device's bandwidth, shared by every
+     * transfer to and from that memory node).
+     * \param bytesPerNs capacity (> 0)
+     * \return the resource id for SendThrough()
+     */
+    uint32_t AddSharedResource(double bytesPerNs);
+
+    /**
+     * As SendTo() (fluid model), the flow also crossing a shared resource of
+     * AddSharedResource(). src and dst may be memory nodes (routed by
+     * Topology::AppendRoute). Not available in the Compat model.
+     * \param msg the message (bytes > 0)
+     * \param resource the resource id
+     * \param sink receiver of MessageDelivered (MessageSent is not called)
+     * \param cookie unused by the backend (kept for symmetry with SendTo)
+     */
+    void SendThrough(const NetMessage& msg, uint32_t resource, MessageSink* sink, uint64_t cookie);
+
+    /**
+     * \return the summed rate (bytes/ns) of the active flows on one direction
+     * of a topology link (fluid model; sampled by reports, not per message)
+     * \param link topology link id
+     * \param dir 0: a->b, 1: b->a
+     */
+    double GetLinkRate(uint32_t link, uint8_t dir) const;
+
+    /**
      * Current rate (bytes/ns) of the active flow carrying a message tag, or a
      * negative value if no active flow has that tag (for tests).
      * \param tag the message tag
@@ -222,13 +251,15 @@ class FlowBackend : public NetworkBackend
     double NowNs() const;
 
     // fluid model
-    /// Start a fluid-model flow (callbacks, or a sink if \p sink is not null).
+    /// Start a fluid-model flow (callbacks, or a sink if \p sink is not null), also across
+    /// a shared resource unless \p resource is UINT32_MAX.
     void SendFluid(const NetMessage& msg,
                    SentCallback onSent,
                    DeliveredCallback onDelivered,
                    MessageSink* sink,
                    uint64_t cookie,
-                   bool notifySent);
+                   bool notifySent,
+                   uint32_t resource = UINT32_MAX);
     void ProcessDirty();
     /// Recompute now unless rate-limited (UpdateInterval); \return true if recomputed
     bool MaybeRecompute();
@@ -254,7 +285,8 @@ class FlowBackend : public NetworkBackend
     int64_t m_lastRecomputeNs{-1};          //!< last recomputation (ns)
     bool m_selfCheck{false};                //!< run CheckInvariants after recomputations
 
-    std::vector<DirLink> m_links;      //!< 2 per topology link
+    std::vector<DirLink> m_links;      //!< 2 per topology link, then the shared resources
+    std::vector<double> m_resources;   //!< capacities of AddSharedResource (bytes per ns)
     std::vector<Flow> m_flows;         //!< flow slots
     std::vector<FlowHot> m_hot;        //!< hot part of each flow slot
     std::vector<uint32_t> m_freeFlows; //!< free slots

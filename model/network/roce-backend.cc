@@ -39,8 +39,10 @@ RoceBackend::GetTypeId()
             .AddAttribute("PriorityMap",
                           "Data priority (0..7) per traffic class, comma separated, in the order "
                           "COLLECTIVE,POINT_TO_POINT,MEMORY,CONTROL (fewer entries: the last "
-                          "one repeats)",
-                          StringValue("3,3,3,3"),
+                          "one repeats). MEMORY is the priority of the memory nodes' RDMA "
+                          "traffic (FabricMemoryModel); its own by default, made lossless on "
+                          "the switches by MemoryNodeHelper",
+                          StringValue("3,3,4,3"),
                           MakeStringAccessor(&RoceBackend::m_priorityMapStr),
                           MakeStringChecker())
             .AddAttribute("QpsPerPair",
@@ -54,6 +56,15 @@ RoceBackend::GetTypeId()
                           "Post messages as RDMA SEND instead of RDMA WRITE",
                           BooleanValue(false),
                           MakeBooleanAccessor(&RoceBackend::m_useSend),
+                          MakeBooleanChecker())
+            .AddAttribute("DeliverAtAck",
+                          "Tell the receiver that a message has arrived only when the sender "
+                          "has its last ACK, right after the sender (as ASTRA-sim 2.0's ns-3 "
+                          "backend does; every message then pays an ACK's return). Default: "
+                          "when the last byte has reached the receiver (as NCCL, whose "
+                          "receives complete when the data has landed)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RoceBackend::m_deliverAtAck),
                           MakeBooleanChecker())
             .AddTraceSource("MessageDelivered",
                             "A message's last byte reached the receiver (message, latency)",
@@ -232,6 +243,7 @@ RoceBackend::NewSlot(const NetMessage& msg)
     s.posted = Simulator::Now();
     s.sent = false;
     s.delivered = false;
+    s.arrived = false;
     s.used = true;
     s.qpn = 0;
     s.qpOffset = 0;
@@ -313,6 +325,11 @@ RoceBackend::OnRx(uint64_t tag)
     NS_ABORT_MSG_IF(tag >= m_slots.size() || !m_slots[slot].used || m_slots[slot].delivered,
                     "RoceBackend: receiver completion for unknown message tag " << tag);
     Slot& s = m_slots[slot];
+    if (m_deliverAtAck && !s.sent && s.qpn != 0)
+    {
+        s.arrived = true; // delivered with the sender's last ACK (OnTx)
+        return;
+    }
     s.delivered = true;
     --m_pending;
     ++m_delivered;
@@ -356,6 +373,7 @@ RoceBackend::OnTx(uint64_t tag)
     SentCallback cb = std::move(s.onSent);
     s.onSent = nullptr;
     bool release = s.delivered;
+    const bool deliverNow = s.arrived; // DeliverAtAck: the receiver learns it now
     Time latency = Simulator::Now() - s.posted;
     if (release)
     {
@@ -369,6 +387,10 @@ RoceBackend::OnTx(uint64_t tag)
     else if (cb)
     {
         cb(msg);
+    }
+    if (deliverNow)
+    {
+        OnRx(tag);
     }
 }
 

@@ -43,7 +43,9 @@ namespace astra
  * - onDelivered (MessageSink::MessageDelivered) runs when the last byte
  *   reached the receiver (the responder QP's RxComplete); onSent
  *   (MessageSink::MessageSent) when the message was acknowledged at the
- *   sender (the requester QP's TxComplete). Each runs exactly once.
+ *   sender (the requester QP's TxComplete). Each runs exactly once. With
+ *   DeliverAtAck (ASTRA-sim 2.0's ns-3 backend), onDelivered waits for the
+ *   sender's last ACK and runs right after onSent, in the same event.
  * - The backend is the RdmaQpConsumer of the QPs it creates, so it sees the
  *   completions of its own messages only; other traffic on the same host
  *   stacks (background flows, memory servers) has QPs of its own.
@@ -162,6 +164,7 @@ class RoceBackend : public NetworkBackend, private RdmaQpConsumer
         bool notifySent{false};        //!< SendTo: MessageSent wanted
         bool sent{false};              //!< onSent done
         bool delivered{false};         //!< onDelivered done
+        bool arrived{false};           //!< DeliverAtAck: the last byte arrived, not delivered
         bool used{false};              //!< slot in use
     };
 
@@ -185,9 +188,10 @@ class RoceBackend : public NetworkBackend, private RdmaQpConsumer
     void ParsePriorityMap();
 
     // attributes
-    std::string m_priorityMapStr{"3,3,3,3"};
+    std::string m_priorityMapStr{"3,3,4,3"};
     uint32_t m_qpsPerPair{1};
     bool m_useSend{false};
+    bool m_deliverAtAck{false};
 
     std::array<uint8_t, size_t(TrafficClass::COUNT)> m_prio{};
     std::shared_ptr<const Topology> m_topo;

@@ -69,6 +69,16 @@ const std::vector<NotModelledKey> kNotModelled = {
     {"dimension-type", false, 0, "the link technology of the network cost model (no timing)"},
 };
 
+/// The memory-node keys (Topology::PlaceMemory), in either spelling (`_` or `-`).
+const std::vector<std::string> kMemoryKeys = {"memory_placement",
+                                              "memory_npus_per_node",
+                                              "memory_pool_count",
+                                              "memory_attach",
+                                              "memory_dimension",
+                                              "memory_bandwidth",
+                                              "memory_latency",
+                                              "memory_uplink_bandwidth"};
+
 /// A network configuration file reduced to key -> list of scalar strings.
 struct RawConfig
 {
@@ -346,6 +356,14 @@ CheckKeys(const RawConfig& cfg, bool current)
     {
         known.emplace_back(n.name);
     }
+    known.emplace_back("link-efficiency"); // ReadLinkEfficiency
+    known.emplace_back("link_efficiency");
+    for (std::string name : kMemoryKeys)
+    {
+        known.push_back(name);
+        std::replace(name.begin(), name.end(), '_', '-');
+        known.push_back(name);
+    }
     for (const auto& key : cfg.order)
     {
         if (std::find(known.begin(), known.end(), key) != known.end())
@@ -449,6 +467,38 @@ CheckLatency(const RawConfig& cfg, const std::string& key, size_t d, double ns)
 }
 
 /**
+ * Read the optional per-dimension link-efficiency (also link_efficiency) of
+ * any dimension type: a number in (0, 1], "-" / "~" for the default 1.
+ */
+void
+ReadLinkEfficiency(const RawConfig& cfg, std::vector<DimensionSpec>& dims)
+{
+    const std::string name = cfg.Has("link-efficiency")   ? "link-efficiency"
+                             : cfg.Has("link_efficiency") ? "link_efficiency"
+                                                          : "";
+    if (name.empty())
+    {
+        return;
+    }
+    const auto& list = cfg.List(name, dims.size());
+    for (size_t d = 0; d < dims.size(); ++d)
+    {
+        if (IsDefaultEntry(list[d]))
+        {
+            continue;
+        }
+        const double e = cfg.Number(name, list[d]);
+        if (!(e > 0 && e <= 1))
+        {
+            cfg.Fail(name,
+                     "dimension " + std::to_string(d) + ": '" + list[d] +
+                         "' is not a fraction in (0, 1] of the link rate");
+        }
+        dims[d].linkEfficiency = e;
+    }
+}
+
+/**
  * Read the optional per-dimension shape keys of the switched dimension types
  * into dims. Each key is a list with one entry per dimension; "-", "~" (null)
  * or 0 stand for "default / not applicable". Both key_name and key-name
@@ -543,6 +593,165 @@ ReadShapeKeys(const RawConfig& cfg, std::vector<DimensionSpec>& dims)
     }
 }
 
+/**
+ * Place the memory nodes the memory_* keys declare (Topology::PlaceMemory).
+ * Each key takes one value; memory_placement is required once any is given,
+ * and a key that does not apply to the placement is an error.
+ */
+void
+ReadMemoryKeys(const RawConfig& cfg, Topology& t)
+{
+    std::map<std::string, std::string> v; // key (underscore spelling) -> value
+    std::map<std::string, std::string> spelled;
+    for (const std::string& key : kMemoryKeys)
+    {
+        std::string alt = key;
+        std::replace(alt.begin(), alt.end(), '_', '-');
+        if (cfg.Has(key) && cfg.Has(alt))
+        {
+            cfg.Fail(key, "given twice (as '" + key + "' and '" + alt + "')");
+        }
+        const std::string name = cfg.Has(key) ? key : (cfg.Has(alt) ? alt : "");
+        if (!name.empty())
+        {
+            v[key] = cfg.List(name, 1)[0];
+            spelled[key] = name;
+        }
+    }
+    if (v.empty())
+    {
+        return;
+    }
+    if (!v.count("memory_placement"))
+    {
+        cfg.Fail(spelled.begin()->second,
+                 "memory nodes need memory_placement (per_npu, per_node or pool)");
+    }
+    MemoryPlacement p;
+    const std::string sharing = Squash(v["memory_placement"]);
+    if (sharing == "pernpu")
+    {
+        p.sharing = MemorySharing::PER_NPU;
+    }
+    else if (sharing == "pernode")
+    {
+        p.sharing = MemorySharing::PER_NODE;
+    }
+    else if (sharing == "pool")
+    {
+        p.sharing = MemorySharing::POOL;
+    }
+    else
+    {
+        cfg.Fail(spelled["memory_placement"],
+                 "unknown placement '" + v["memory_placement"] +
+                     "' (expected per_npu, per_node or pool)" +
+                     DidYouMean(v["memory_placement"], {"per_npu", "per_node", "pool"}));
+    }
+    auto count = [&](const std::string& key, double max) -> uint32_t {
+        const double x = cfg.Number(spelled[key], v[key]);
+        if (!(x >= 1) || x != std::floor(x) || x > max)
+        {
+            cfg.Fail(spelled[key],
+                     "'" + v[key] + "' is not an integer from 1 to " +
+                         std::to_string(uint64_t(max)));
+        }
+        return static_cast<uint32_t>(x);
+    };
+    auto only = [&](const std::string& key, MemorySharing s) {
+        if (v.count(key) && p.sharing != s)
+        {
+            cfg.Fail(spelled[key],
+                     std::string("applies to memory_placement ") + MemorySharingName(s) + ", not " +
+                         MemorySharingName(p.sharing));
+        }
+    };
+    only("memory_npus_per_node", MemorySharing::PER_NODE);
+    only("memory_pool_count", MemorySharing::POOL);
+    if (p.sharing == MemorySharing::PER_NODE)
+    {
+        if (!v.count("memory_npus_per_node"))
+        {
+            cfg.Fail("memory_npus_per_node", "missing: memory_placement per_node needs it");
+        }
+        p.npusPerNode = count("memory_npus_per_node", 1e9);
+    }
+    if (v.count("memory_pool_count"))
+    {
+        p.pools = count("memory_pool_count", 1e6);
+    }
+    if (v.count("memory_attach"))
+    {
+        const std::string a = Squash(v["memory_attach"]);
+        const std::vector<std::pair<std::string, MemoryAttach>> names = {
+            {"npu", MemoryAttach::NPU},
+            {"leaf", MemoryAttach::LEAF},
+            {"spine", MemoryAttach::SPINE},
+            {"memoryleaf", MemoryAttach::MEMORY_LEAF}};
+        bool found = false;
+        for (const auto& [name, at] : names)
+        {
+            if (a == name)
+            {
+                p.attach = at;
+                found = true;
+            }
+        }
+        if (!found)
+        {
+            cfg.Fail(spelled["memory_attach"],
+                     "unknown attach point '" + v["memory_attach"] +
+                         "' (expected npu, leaf, spine or memory_leaf)" +
+                         DidYouMean(v["memory_attach"], {"npu", "leaf", "spine", "memory_leaf"}));
+        }
+    }
+    if (v.count("memory_dimension"))
+    {
+        const double x = cfg.Number(spelled["memory_dimension"], v["memory_dimension"]);
+        if (!(x >= 0) || x != std::floor(x) || x >= t.GetDimensionCount())
+        {
+            cfg.Fail(spelled["memory_dimension"],
+                     "'" + v["memory_dimension"] + "' is not a dimension (0 to " +
+                         std::to_string(t.GetDimensionCount() - 1) + ")");
+        }
+        p.dimension = static_cast<int32_t>(x);
+    }
+    auto positive = [&](const std::string& key, bool zeroOk) {
+        const double x = cfg.Number(spelled[key], v[key]);
+        if (x < 0 || (!zeroOk && x == 0))
+        {
+            cfg.Fail(spelled[key],
+                     "'" + v[key] + "' must be " + (zeroOk ? "non-negative" : "positive"));
+        }
+        return x;
+    };
+    if (v.count("memory_bandwidth"))
+    {
+        p.linkGBps = positive("memory_bandwidth", false);
+    }
+    if (v.count("memory_latency"))
+    {
+        p.linkLatencyNs = positive("memory_latency", true);
+    }
+    if (v.count("memory_uplink_bandwidth"))
+    {
+        if (p.attach != MemoryAttach::MEMORY_LEAF)
+        {
+            cfg.Fail(spelled["memory_uplink_bandwidth"],
+                     "applies to memory_attach memory_leaf only");
+        }
+        p.uplinkGBps = positive("memory_uplink_bandwidth", false);
+    }
+    try
+    {
+        t.PlaceMemory(p);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw ConfigError(cfg.path + ": " + e.what());
+    }
+}
+
 } // namespace
 
 Topology
@@ -585,6 +794,7 @@ Topology::FromFile(const std::string& path)
             dims.push_back(s);
         }
         ReadShapeKeys(cfg, dims);
+        ReadLinkEfficiency(cfg, dims);
     }
     else if (cfg.Has("topologies-per-dim") || cfg.Has("topology-name") || cfg.Has("units-count"))
     {
@@ -641,6 +851,7 @@ Topology::FromFile(const std::string& path)
             dims.push_back(s);
         }
         ReadShapeKeys(cfg, dims);
+        ReadLinkEfficiency(cfg, dims);
     }
     else
     {
@@ -660,6 +871,7 @@ Topology::FromFile(const std::string& path)
         throw ConfigError(path + ": " + e.what());
     }
     t.source = path;
+    ReadMemoryKeys(cfg, t);
     return t;
 }
 

@@ -139,6 +139,10 @@ Topology::FromDimensions(const std::vector<DimensionSpec>& dims)
         {
             throw std::invalid_argument(where + " latency must not be negative");
         }
+        if (!(s.linkEfficiency > 0 && s.linkEfficiency <= 1))
+        {
+            throw std::invalid_argument(where + " link efficiency must be in (0, 1]");
+        }
         if (!(s.bandwidthGBps >= limits::kMinBandwidthGBps) ||
             s.bandwidthGBps > limits::kMaxBandwidthGBps)
         {
@@ -252,8 +256,8 @@ Topology::FromDimensions(const std::vector<DimensionSpec>& dims)
         block.layout = &lay;
         block.dim = int32_t(d);
         block.stride = str;
-        block.rate = GBpsToBytesPerNs(s.bandwidthGBps);
-        block.upRate = GBpsToBytesPerNs(lay.uplinkGBps);
+        block.rate = GBpsToBytesPerNs(s.bandwidthGBps) * s.linkEfficiency;
+        block.upRate = GBpsToBytesPerNs(lay.uplinkGBps) * s.linkEfficiency;
         block.upLatencyNs = s.uplinkLatencyNs >= 0 ? s.uplinkLatencyNs : s.latencyNs;
         lay.firstLink = static_cast<uint32_t>(t.m_links.size());
         for (uint32_t b = 0; b < lay.blocks; ++b)
@@ -493,6 +497,8 @@ Topology::AddLink(uint32_t a, uint32_t b, double bytesPerNs, double latencyNs, i
     l.latencyNs = latencyNs;
     l.dim = dim;
     m_links.push_back(l);
+    m_nodeRoutes.clear(); // paths to memory nodes may change
+    m_nodeDist.clear();
     const uint32_t id = static_cast<uint32_t>(m_links.size() - 1);
     m_nodeLinks[a].push_back(id);
     m_nodeLinks[b].push_back(id);
@@ -514,6 +520,12 @@ Topology::AppendRoute(uint32_t src, uint32_t dst, int32_t dim, std::vector<Hop>&
 {
     if (src >= m_npuCount || dst >= m_npuCount)
     {
+        if (dim == -1 && src < m_kinds.size() && dst < m_kinds.size() &&
+            (m_kinds[src] == TopoNodeKind::MEMORY || m_kinds[dst] == TopoNodeKind::MEMORY))
+        {
+            AppendNodeRoute(src, dst, hops); // to or from a memory node (topology-memory.cc)
+            return;
+        }
         throw std::out_of_range("topology: route " + std::to_string(src) + " -> " +
                                 std::to_string(dst) + ": NPU out of range (" +
                                 std::to_string(m_npuCount) + " NPUs)");

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -67,6 +68,14 @@ struct DimensionSpec
      * scale-up domain below has its own rail of one common fabric)
      */
     uint32_t rails{0};
+    /**
+     * Fraction of the link rate that carries payload (link-efficiency, 0 < e <= 1):
+     * the link layer's own overhead, e.g. NVLink flit headers and flow control
+     * (NVLink4: NCCL models 20.6 of 25 GB/s per link). Every link of the
+     * dimension (uplinks included) runs at bandwidth x efficiency on every
+     * backend; the RoCE backend still adds its own packet headers on top.
+     */
+    double linkEfficiency{1.0};
 };
 
 /**
@@ -134,6 +143,55 @@ struct TopoLink
     double bytesPerNs{0}; //!< rate of each direction
     double latencyNs{0};  //!< propagation delay
     int32_t dim{-1};      //!< dimension this link belongs to (-1: none)
+};
+
+/// How memory nodes are shared by the NPUs (MemoryPlacement::sharing).
+enum class MemorySharing : uint8_t
+{
+    PER_NPU,  //!< a private memory node per NPU
+    PER_NODE, //!< one memory node per npusPerNode consecutive NPUs (a server)
+    POOL      //!< pool nodes shared by every NPU (an NPU stripes its requests over them)
+};
+
+/// Where memory nodes are linked to the network (MemoryPlacement::attach).
+enum class MemoryAttach : uint8_t
+{
+    DEFAULT,    //!< by sharing and dimension (Topology::PlaceMemory)
+    NPU,        //!< to an NPU (PER_NPU: its own; PER_NODE: the node's first; POOL: spread)
+    LEAF,       //!< to the NPU-facing switch of the dimension (line switch, leaf, edge)
+    SPINE,      //!< to the top tier of the dimension (spines; fat-tree cores; line switch)
+    MEMORY_LEAF //!< to a new memory leaf switch linked to every top-tier switch of the dimension
+};
+
+/// \return "per_npu", "per_node" or "pool" (the network YAML's spelling) \param s the sharing
+const char* MemorySharingName(MemorySharing s);
+/// \return "npu", "leaf", "spine", "memory-leaf" or "default" \param a the attach point
+const char* MemoryAttachName(MemoryAttach a);
+
+/**
+ * Memory nodes to place on a topology (Topology::PlaceMemory): how they are
+ * shared, where they attach, and their links. Zero / negative fields take the
+ * defaults documented with each field.
+ */
+struct MemoryPlacement
+{
+    MemorySharing sharing{MemorySharing::POOL}; //!< who uses which memory node
+    uint32_t npusPerNode{1};                    //!< PER_NODE: NPUs per memory node (>= 1)
+    uint32_t pools{1};                          //!< POOL: memory nodes (>= 1)
+    MemoryAttach attach{MemoryAttach::DEFAULT}; //!< attach point
+    /**
+     * Dimension whose switches the nodes attach to, and whose NPU link gives
+     * the default link rate and latency (-1: dimension 0 for PER_NPU and
+     * PER_NODE, the last dimension for POOL)
+     */
+    int32_t dimension{-1};
+    double linkGBps{0};       //!< memory node link rate, GB/s (2^30 B); 0: the dimension's
+    double linkLatencyNs{-1}; //!< memory node link latency; negative: the dimension's
+    /**
+     * MEMORY_LEAF: rate of each memory leaf uplink (to a top-tier switch),
+     * GB/s; 0: the dimension's uplink rate (its NPU link rate if it has none)
+     */
+    double uplinkGBps{0};
 };
 
 class DimensionKind;
@@ -233,7 +291,43 @@ class Topology
      */
     uint32_t AttachMemoryNode(uint32_t node, double gbps, double latencyNs);
 
-    /// \return coordinates of an NPU, one per dimension (dimension 0 fastest)
+    /**
+     * Place memory nodes (topology-memory.cc) and record which NPUs use them
+     * (GetNpuMemory): PER_NPU node i serves NPU i; PER_NODE node g serves
+     * NPUs g x npusPerNode ... (g + 1) x npusPerNode - 1; every NPU uses
+     * every POOL node. Attach points, by sharing: PER_NPU and PER_NODE take
+     * NPU (a link to the NPU / the node's first NPU) or LEAF (the switch that
+     * NPU attaches to in the dimension); POOL takes NPU (pool p on NPU
+     * p x N / pools), LEAF or SPINE (pool p on switch p x S / pools of the
+     * dimension's NPU-facing or top tier, all lines together) or MEMORY_LEAF
+     * (one new switch, linked to every top-tier switch of the dimension, with
+     * the pools behind it). DEFAULT: NPU for PER_NPU; LEAF for PER_NODE
+     * (NPU when the dimension has no switches); SPINE for POOL (NPU without
+     * switches). A topology takes one placement.
+     * \param p the placement
+     * \return the memory node ids, in order
+     * \throw std::invalid_argument naming the field and the cause (e.g. a
+     *        switch-less dimension for LEAF, a second placement)
+     */
+    std::vector<uint32_t> PlaceMemory(const MemoryPlacement& p);
+    /// \return whether PlaceMemory was called
+    bool HasMemoryPlacement() const;
+    /// \return the placement given to PlaceMemory (defaults resolved)
+    const MemoryPlacement& GetMemoryPlacement() const;
+    /**
+     * Declare which memory nodes an NPU uses (its requests are striped over
+     * them in order); PlaceMemory does it for its nodes, a scenario that
+     * attaches memory nodes itself (AttachMemoryNode) calls it.
+     * \param npu the NPU
+     * \param memoryNodes memory node ids (each of kind MEMORY)
+     * \throw std::invalid_argument / std::out_of_range for bad ids
+     */
+    void AssignMemory(uint32_t npu, const std::vector<uint32_t>& memoryNodes);
+    /// \return the memory nodes an NPU uses (empty if none) \param npu the NPU
+    const std::vector<uint32_t>& GetNpuMemory(uint32_t npu) const;
+    /// \return every memory node id, in id order
+    std::vector<uint32_t> GetMemoryNodes() const;
+
     std::vector<uint32_t> GetCoordinates(uint32_t npu) const;
     /// \return the NPU id at the given coordinates
     uint32_t GetNpuId(const std::vector<uint32_t>& coords) const;
@@ -256,7 +350,8 @@ class Topology
      * spine / aggregation / core switch is picked by a hash of the dimension,
      * line and the two coordinates (deterministic, spreads load like ECMP).
      * With dim = -1, the path crosses dimensions in increasing order
-     * (dimension-order routing).
+     * (dimension-order routing). When an end is a memory node (dim = -1
+     * only), the path is AppendNodeRoute's.
      * \return directed hops as (link id, direction) where direction 0 = a->b
      */
     struct Hop
@@ -271,9 +366,22 @@ class Topology
      * As Route(), appending the hops to a caller-owned vector (no allocation
      * when it has capacity). Throws std::out_of_range for bad NPU ids or
      * dimensions, std::invalid_argument when dim >= 0 and the NPUs differ in
-     * another dimension.
+     * another dimension (or an end is a memory node).
      */
     void AppendRoute(uint32_t src, uint32_t dst, int32_t dim, std::vector<Hop>& hops) const;
+
+    /**
+     * Shortest path (hop count) between two nodes of any kind, over switches
+     * and over hosts with several links (they relay, as the fabric's transit
+     * forwarders do); where several exist, each hop is picked by a hash of
+     * the two ends (deterministic). Route() and AppendRoute() use it when an
+     * end is a memory node. Paths are computed once per pair and kept.
+     * \param src source node
+     * \param dst destination node
+     * \param hops the path (appended)
+     * \throw std::out_of_range for bad ids, std::invalid_argument when no path exists
+     */
+    void AppendNodeRoute(uint32_t src, uint32_t dst, std::vector<Hop>& hops) const;
 
     /// Add a node; \return its id (used by helpers for memory nodes etc.)
     uint32_t AddNode(TopoNodeKind kind);
@@ -292,6 +400,14 @@ class Topology
     std::vector<std::vector<uint32_t>> m_nodeLinks;
     std::vector<SwitchTier> m_tier;   //!< per node
     std::vector<int32_t> m_switchDim; //!< per node: dimension of a built switch, else -1
+    // memory nodes (topology-memory.cc)
+    std::vector<std::vector<uint32_t>> m_npuMemory; //!< per NPU: memory nodes it uses
+    MemoryPlacement m_memPlacement;                 //!< PlaceMemory's placement
+    bool m_hasMemPlacement{false};                  //!< PlaceMemory was called
+    /// AppendNodeRoute's paths by (src << 32 | dst)
+    mutable std::unordered_map<uint64_t, std::vector<Hop>> m_nodeRoutes;
+    /// AppendNodeRoute's hop distances to a destination (a bounded cache)
+    mutable std::unordered_map<uint32_t, std::vector<uint32_t>> m_nodeDist;
 };
 
 /// Convert ASTRA-sim GB/s (2^30 bytes) to bytes per ns.

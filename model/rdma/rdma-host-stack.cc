@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -863,6 +864,10 @@ RdmaHostStack::BuildData(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t now
         // responder work first: READ responses (no ACK, no RTO: the requester re-asks)
         uint32_t payload = BuildReadResponse(qp, frame, nowPs);
         Pace(qp, frame.meta.frameBytes, nowPs);
+        if (qp->m_responder)
+        {
+            GateReadResponse(qp); // the next response packet waits for its data
+        }
         qp->m_cc->OnSent(payload);
         return;
     }
@@ -1117,6 +1122,11 @@ RdmaHostStack::HandleData(RdmaQueuePair* qp, const RdmaMeta& meta)
     if (IsFirstOrOnly(meta.opcode))
     {
         qp->m_rcvMsgBytes = 0;
+        if (qp->m_responder &&
+            (meta.opcode == RoceOpcode::WRITE_FIRST || meta.opcode == RoceOpcode::WRITE_ONLY))
+        {
+            qp->m_responder->WriteStarted(*qp, meta.rethLen);
+        }
     }
     qp->m_rcvMsgBytes += meta.payload;
     ++qp->m_unackedPkts;
@@ -1238,8 +1248,39 @@ RdmaHostStack::HandleReadRequest(RdmaQueuePair* qp, const RdmaMeta& meta, int32_
     job.nextIdx = k;
     job.endIdx = k + n;
     job.len = len;
+    if (qp->m_responder)
+    {
+        // the serving side decides when the data is ready (e.g. a memory device)
+        const RdmaReadGate gate = qp->m_responder->ReadRequested(*qp, len);
+        job.readyPs =
+            uint64_t(std::max<int64_t>(std::max(gate.start, Simulator::Now()).GetPicoSeconds(),
+                                       1)); // past = now
+        job.psPerByte = std::max(0.0, gate.psPerByte);
+    }
     qp->m_respJobs.push_back(job);
+    if (qp->m_responder && qp->m_respJobs.size() == 1)
+    {
+        GateReadResponse(qp);
+    }
     Activate(qp);
+}
+
+void
+RdmaHostStack::GateReadResponse(RdmaQueuePair* qp)
+{
+    if (qp->m_respJobs.empty())
+    {
+        return;
+    }
+    const RdmaQueuePair::RespJob& job = qp->m_respJobs.front();
+    if (job.readyPs == 0)
+    {
+        return; // not gated
+    }
+    // the next packet's last byte must be ready
+    const uint64_t through = std::min<uint64_t>(job.len, (job.nextIdx - job.startIdx + 1) * m_mtu);
+    const uint64_t ready = job.readyPs + uint64_t(std::ceil(double(through) * job.psPerByte));
+    qp->m_nextSendPs = std::max(qp->m_nextSendPs, ready);
 }
 
 void

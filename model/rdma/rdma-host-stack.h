@@ -217,6 +217,8 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
     void Pace(RdmaQueuePair* qp, uint32_t frameBytes, uint64_t nowPs);
     uint32_t BuildReadResponse(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t nowPs);
     void HandleReadRequest(RdmaQueuePair* qp, const RdmaMeta& meta, int32_t d);
+    /// RdmaQpResponder: hold the QP until the next READ response packet's data is ready
+    void GateReadResponse(RdmaQueuePair* qp);
     void HandleReadResponse(RdmaQueuePair* qp, const RdmaMeta& meta);
     void AckUpTo(RdmaQueuePair* qp, uint64_t ackPkt, const RdmaMeta& meta);
     void MaybeCnp(RdmaQueuePair* qp, const RdmaMeta& meta);

@@ -33,6 +33,8 @@ RdmaQpConsumer::ReadComplete(RdmaQueuePair&, const RdmaMessageInfo&)
 {
 }
 
+RdmaQpResponder::~RdmaQpResponder() = default;
+
 RdmaQueuePair::RdmaQueuePair() = default;
 
 RdmaQueuePair::~RdmaQueuePair() = default;
@@ -65,6 +67,18 @@ RdmaQpConsumer*
 RdmaQueuePair::GetConsumer() const
 {
     return m_consumer;
+}
+
+void
+RdmaQueuePair::SetResponder(RdmaQpResponder* responder)
+{
+    m_responder = responder;
+}
+
+RdmaQpResponder*
+RdmaQueuePair::GetResponder() const
+{
+    return m_responder;
 }
 
 uint32_t

@@ -175,6 +175,50 @@ class RdmaQpConsumer
 
 /**
  * \ingroup astra-sim
+ * When the response data of an RDMA READ may leave the responder, as a
+ * responder (RdmaQpResponder) decides it: byte k (0-based) of the response is
+ * ready at start + (k + 1) x psPerByte, and a response packet leaves no
+ * earlier than its last byte is ready.
+ */
+struct RdmaReadGate
+{
+    Time start{0};       //!< when the first byte starts being ready (absolute; past = now)
+    double psPerByte{0}; //!< the responder's data rate in ps per byte (0: no limit)
+};
+
+/**
+ * \ingroup astra-sim
+ * The serving side of a QP end (a memory server): told of the requests that
+ * arrive, it decides when READ response data is ready (RdmaReadGate) and
+ * learns when a WRITE starts to arrive. Set on the responder end with
+ * RdmaQueuePair::SetResponder; a QP without one (the default) responds at
+ * once, at no cost per packet. Calls are made in PSN order, also for a READ
+ * re-issued after a lost response (it is served again).
+ */
+class RdmaQpResponder
+{
+  public:
+    virtual ~RdmaQpResponder();
+
+    /**
+     * A READ request arrived in order at the responder end \p qp.
+     * \param qp the responder QP
+     * \param bytes bytes to return
+     * \return when the response data is ready
+     */
+    virtual RdmaReadGate ReadRequested(RdmaQueuePair& qp, uint64_t bytes) = 0;
+
+    /**
+     * The first packet of a WRITE arrived in order at \p qp (its completion
+     * follows as RdmaQpConsumer::RxComplete when the last byte arrives).
+     * \param qp the responder QP
+     * \param bytes the WRITE's length (RETH)
+     */
+    virtual void WriteStarted(RdmaQueuePair& qp, uint64_t bytes) = 0;
+};
+
+/**
+ * \ingroup astra-sim
  * One RC queue pair end (state only; logic in RdmaHostStack).
  */
 class RdmaQueuePair : public Object
@@ -210,6 +254,13 @@ class RdmaQueuePair : public Object
     void SetConsumer(RdmaQpConsumer* consumer);
     RdmaQpConsumer* GetConsumer() const; //!< \return the consumer (nullptr if none)
 
+    /**
+     * Set the serving side of this QP end (nullptr: none, responses at once).
+     * \param responder the responder (not owned; must outlive the QP or detach)
+     */
+    void SetResponder(RdmaQpResponder* responder);
+    RdmaQpResponder* GetResponder() const; //!< \return the responder (nullptr if none)
+
   protected:
     void DoDispose() override;
 
@@ -228,6 +279,8 @@ class RdmaQueuePair : public Object
         uint64_t nextIdx{0};  //!< next response index to send
         uint64_t endIdx{0};   //!< one past the last
         uint64_t len{0};      //!< bytes of this (re-)execution
+        uint64_t readyPs{0};  //!< RdmaQpResponder: first byte ready (ps); 0 with no gate
+        double psPerByte{0};  //!< RdmaQpResponder: ps per byte of data readiness
     };
 
     // identity
@@ -281,6 +334,7 @@ class RdmaQueuePair : public Object
     bool m_readGap{false};          //!< requester: READ re-issued for the current gap
     Time m_lastCnp{0};
     bool m_cnpEver{false};
+    RdmaQpResponder* m_responder{nullptr}; //!< serving side (not owned; null: respond at once)
 };
 
 } // namespace ns3

@@ -4,6 +4,8 @@
 
 #include "astra-config.h"
 
+#include "collective-protocol.h"
+
 #include "ns3/astra-limits.h"
 #include "ns3/chakra-reader.h"
 
@@ -143,6 +145,26 @@ class Value
                         ", found " + Text());
         }
         return d;
+    }
+
+    /// \return a list of numbers in [0, max] (a single number: a list of one) \param max largest
+    std::vector<double> NonNegativeList(double max) const
+    {
+        std::vector<double> out;
+        if (!m_v.is_array())
+        {
+            out.push_back(NonNegative(max));
+            return out;
+        }
+        if (m_v.empty())
+        {
+            FailKey(m_file, m_key, "empty list");
+        }
+        for (const auto& e : m_v)
+        {
+            out.push_back(Value(m_file, m_key, e, m_text).NonNegative(max));
+        }
+        return out;
     }
 
     /// \return an integer in [min, max] \param min smallest \param max largest
@@ -424,6 +446,15 @@ SystemKeys()
              c.intraDimensionScheduling =
                  v.OneOf({"FIFO", "RG", "SCF", "smallestFirst", "lessRemainingPhaseFirst"});
          }},
+        {"collective-protocol",
+         [](const Value& v, SystemConfig& c) {
+             c.collectiveProtocol = v.OneOf(CollProtocolNames());
+         }},
+        {"collective-step-latency-ns",
+         [](const Value& v, SystemConfig& c) { c.stepLatencyNs = v.NonNegativeList(kMaxNs); }},
+        {"collective-launch-latency-ns",
+         [](const Value& v, SystemConfig& c) { c.launchLatencyNs = v.NonNegative(kMaxNs); }},
+        {"reduction-fused", [](const Value& v, SystemConfig& c) { c.reductionFused = v.Bool(); }},
         {"inter-dimension-scheduling",
          [](const Value& v, SystemConfig& c) {
              c.interDimensionScheduling = v.OneOf({"baseline",
@@ -480,11 +511,16 @@ WarnNotModelledKeys(const SystemConfig& c, const std::map<std::string, std::stri
          "local memory is not tracked");
     warn("boost-mode", c.boostMode != 0, "every NPU is simulated");
     warn("intra-dimension-scheduling",
-         c.intraDimensionScheduling != "FIFO",
-         "chunks of a dimension are served in FIFO order");
+         c.intraDimensionScheduling == "RG" ||
+             c.intraDimensionScheduling == "lessRemainingPhaseFirst",
+         "only FIFO and smallestFirst (SCF) are modelled; chunks of a dimension are served in "
+         "FIFO order");
     warn("inter-dimension-scheduling",
-         c.interDimensionScheduling != "baseline" && c.interDimensionScheduling != "ascending",
-         "dimensions are scheduled in the baseline (ascending) order");
+         c.interDimensionScheduling == "themisFlex" ||
+             c.interDimensionScheduling == "offlineGreedyFlex" ||
+             c.interDimensionScheduling == "roundRobin",
+         "only baseline (ascending) and themis (offlineGreedy) are modelled; dimensions are "
+         "scheduled in the baseline order");
     warn("packet-routing", true, "an ASTRA-sim 1.0 key without an equivalent here");
     warn("injection-policy", true, "an ASTRA-sim 1.0 key without an equivalent here");
     warn("seprate-log", true, "an ASTRA-sim 1.0 key without an equivalent here");
@@ -588,6 +624,24 @@ ToSystemParams(const SystemConfig& c, const std::string& baseDir)
                                                       : SchedulingPolicy::LIFO;
     p.optimization = c.collectiveOptimization == "localBWAware" ? CollOptimization::LOCAL_BW_AWARE
                                                                 : CollOptimization::BASELINE;
+    for (int k = 0; k < 4; ++k)
+    {
+        if (c.collectiveProtocol == CollProtocolName(CollProtocol(k)))
+        {
+            p.protocol = CollProtocol(k);
+        }
+    }
+    p.stepLatencyNs = c.stepLatencyNs;
+    p.launchLatencyNs = c.Has("collective-launch-latency-ns") ? c.launchLatencyNs : -1;
+    p.reductionFused = c.reductionFused;
+    p.interDim =
+        c.interDimensionScheduling == "themis" || c.interDimensionScheduling == "offlineGreedy"
+            ? InterDimScheduling::THEMIS
+            : InterDimScheduling::BASELINE;
+    p.intraDim =
+        c.intraDimensionScheduling == "SCF" || c.intraDimensionScheduling == "smallestFirst"
+            ? IntraDimScheduling::SMALLEST_FIRST
+            : IntraDimScheduling::FIFO;
     const std::pair<const std::vector<AlgoSpec>*, std::vector<AlgoSpec>*> lists[] = {
         {&c.allReduceImpl, &p.allReduce},
         {&c.allGatherImpl, &p.allGather},
@@ -656,6 +710,23 @@ LoadSystemParams(const std::string& path, const std::string& baseDir)
     return ToSystemParams(ParseSystemConfig(path), baseDir);
 }
 
+const std::vector<std::string>&
+RemoteMemoryFabricKeys()
+{
+    static const std::vector<std::string> keys = {"memory-attach",
+                                                  "memory-dimension",
+                                                  "pool-count",
+                                                  "memory-link-bw",
+                                                  "memory-link-latency",
+                                                  "memory-uplink-bw",
+                                                  "message-size",
+                                                  "outstanding-requests",
+                                                  "channels",
+                                                  "request-overhead",
+                                                  "memory-capacity"};
+    return keys;
+}
+
 RemoteMemoryConfig
 ParseRemoteMemoryConfig(const std::string& path)
 {
@@ -666,11 +737,12 @@ ParseRemoteMemoryConfig(const std::string& path)
     }
     RemoteMemoryConfig c;
     c.file = path;
-    const std::vector<std::string> known = {"memory-type",
-                                            "remote-mem-latency",
-                                            "remote-mem-bw",
-                                            "num-nodes",
-                                            "num-npus-per-node"};
+    std::vector<std::string> known = {"memory-type",
+                                      "remote-mem-latency",
+                                      "remote-mem-bw",
+                                      "num-nodes",
+                                      "num-npus-per-node"};
+    known.insert(known.end(), RemoteMemoryFabricKeys().begin(), RemoteMemoryFabricKeys().end());
     const std::vector<std::string> types = {MemoryTypeName(MemoryType::NO_MEMORY_EXPANSION),
                                             MemoryTypeName(MemoryType::PER_NODE_MEMORY_EXPANSION),
                                             MemoryTypeName(MemoryType::PER_NPU_MEMORY_EXPANSION),
@@ -704,6 +776,52 @@ ParseRemoteMemoryConfig(const std::string& path)
         {
             c.numNpusPerNode = v.Count(1, limits::kMaxNpus);
         }
+        // the fabric keys (memory nodes on the flow and RoCE backends)
+        else if (key == "memory-attach")
+        {
+            c.memoryAttach = v.OneOf({"npu", "leaf", "spine", "memory-leaf"});
+        }
+        else if (key == "memory-dimension")
+        {
+            c.memoryDimension = static_cast<int32_t>(v.Count(0, 1000));
+        }
+        else if (key == "pool-count")
+        {
+            c.poolCount = v.Count(1, 1000000);
+        }
+        else if (key == "memory-link-bw" || key == "memory-uplink-bw")
+        {
+            const double bw = v.NonNegative(1e9);
+            if (!(bw > 0))
+            {
+                FailKey(path, key, "must be > 0 (GB/s), found " + v.Text());
+            }
+            (key == "memory-link-bw" ? c.memoryLinkBw : c.memoryUplinkBw) = bw;
+        }
+        else if (key == "memory-link-latency")
+        {
+            c.memoryLinkLatency = v.NonNegative(kMaxNs);
+        }
+        else if (key == "message-size")
+        {
+            c.messageSize = v.Count(1, 0xFFFFFFFFu); // an RDMA READ's length is 32-bit
+        }
+        else if (key == "outstanding-requests")
+        {
+            c.outstandingRequests = v.Count(1, 65536);
+        }
+        else if (key == "channels")
+        {
+            c.channels = v.Count(1, 1000000);
+        }
+        else if (key == "request-overhead")
+        {
+            c.requestOverhead = v.NonNegative(kMaxNs);
+        }
+        else if (key == "memory-capacity")
+        {
+            c.memoryCapacity = v.NonNegative(1e9); // GiB
+        }
         else
         {
             Fail(path, "unknown key '" + key + "'" + DidYouMean(key, known));
@@ -724,6 +842,10 @@ ParseRemoteMemoryConfig(const std::string& path)
     {
         unused("remote-mem-latency");
         unused("remote-mem-bw");
+        for (const std::string& key : RemoteMemoryFabricKeys())
+        {
+            unused(key.c_str());
+        }
     }
     else if (!(c.remoteMemBw > 0))
     {
@@ -747,6 +869,28 @@ ParseRemoteMemoryConfig(const std::string& path)
     {
         unused("num-nodes");
         unused("num-npus-per-node");
+    }
+    // fabric keys that apply to one memory type or attach point only
+    if (c.memoryType != MemoryType::NO_MEMORY_EXPANSION)
+    {
+        const bool pool = c.memoryType == MemoryType::MEMORY_POOL;
+        if (c.keys.count("pool-count") && !pool)
+        {
+            FailKey(path, "pool-count", "applies to MEMORY_POOL, not " + type);
+        }
+        if (!pool && (c.memoryAttach == "spine" || c.memoryAttach == "memory-leaf"))
+        {
+            FailKey(path,
+                    "memory-attach",
+                    "'" + c.memoryAttach + "' is for MEMORY_POOL; " + type +
+                        " attaches to an NPU or a leaf (\"npu\", \"leaf\")");
+        }
+        if (c.keys.count("memory-uplink-bw") && c.memoryAttach != "memory-leaf")
+        {
+            FailKey(path,
+                    "memory-uplink-bw",
+                    "applies to memory-attach \"memory-leaf\" (the memory leaf's uplinks)");
+        }
     }
     return c;
 }

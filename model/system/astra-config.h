@@ -71,6 +71,10 @@ struct SystemConfig
     int64_t boostMode{0};                                 //!< boost-mode (not modelled)
     std::string intraDimensionScheduling{"FIFO"};         //!< intra-dimension-scheduling
     std::string interDimensionScheduling{"baseline"};     //!< inter-dimension-scheduling
+    std::string collectiveProtocol{"none"};               //!< collective-protocol
+    std::vector<double> stepLatencyNs;                    //!< collective-step-latency-ns
+    double launchLatencyNs{0};                            //!< collective-launch-latency-ns
+    bool reductionFused{false};                           //!< reduction-fused
     std::string packetRouting;   //!< packet-routing (ASTRA-sim 1.0, not modelled)
     std::string injectionPolicy; //!< injection-policy (ASTRA-sim 1.0, not modelled)
     bool seprateLog{false};      //!< seprate-log (ASTRA-sim 1.0 spelling, not modelled)
@@ -153,15 +157,35 @@ struct RemoteMemoryConfig
     uint32_t numNodes{0};                                   //!< num-nodes
     uint32_t numNpusPerNode{0};                             //!< num-npus-per-node
     std::set<std::string> keys;                             //!< keys present in the file
+
+    // The fabric keys of this module (memory nodes on the flow and RoCE backends,
+    // doc/memory.rst); ASTRA-sim's analytical model does not use them.
+    std::string memoryAttach;        //!< memory-attach: npu, leaf, spine, memory-leaf ("": default)
+    int32_t memoryDimension{-1};     //!< memory-dimension (-1: default)
+    uint32_t poolCount{1};           //!< pool-count (MEMORY_POOL)
+    double memoryLinkBw{0};          //!< memory-link-bw, GB/s (2^30 B); 0: the dimension's
+    double memoryLinkLatency{-1};    //!< memory-link-latency, ns; negative: the dimension's
+    double memoryUplinkBw{0};        //!< memory-uplink-bw, GB/s (memory-leaf); 0: default
+    uint64_t messageSize{1048576};   //!< message-size: bytes per RDMA READ / WRITE
+    uint32_t outstandingRequests{4}; //!< outstanding-requests per NPU
+    uint32_t channels{16};           //!< channels of each memory node's device
+    double requestOverhead{0};       //!< request-overhead, ns per request on the device
+    double memoryCapacity{0};        //!< memory-capacity, GiB per memory node; 0: unlimited
 };
+
+/// \return the fabric keys of the remote memory configuration (RemoteMemoryConfig)
+const std::vector<std::string>& RemoteMemoryFabricKeys();
 
 /**
  * \ingroup astra-sim
  * Parse a remote memory configuration. memory-type defaults to
- * NO_MEMORY_EXPANSION, which needs nothing else (latency, bandwidth and node
- * counts given with it have no effect and warn); every expansion type needs
- * remote-mem-bw > 0; PER_NODE_MEMORY_EXPANSION also num-nodes and
- * num-npus-per-node >= 1.
+ * NO_MEMORY_EXPANSION, which needs nothing else (latency, bandwidth, node
+ * counts and the fabric keys given with it have no effect and warn); every
+ * expansion type needs remote-mem-bw > 0; PER_NODE_MEMORY_EXPANSION also
+ * num-nodes and num-npus-per-node >= 1. The fabric keys (RemoteMemoryFabricKeys)
+ * are checked for range and for the type they apply to (pool-count and the
+ * spine / memory-leaf attach points: MEMORY_POOL; memory-uplink-bw:
+ * memory-attach memory-leaf).
  * \param path remote memory JSON
  * \return the configuration
  * \throw ConfigError naming file and key

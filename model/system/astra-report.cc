@@ -187,7 +187,7 @@ AstraReport::WriteCollectiveCsv(const std::string& path) const
 }
 
 void
-AstraReport::WriteChromeTrace(const std::string& path) const
+AstraReport::WriteChromeTrace(const std::string& path, const std::string& extraEvents) const
 {
     std::ofstream f = Open(path);
     f << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
@@ -227,6 +227,10 @@ AstraReport::WriteChromeTrace(const std::string& path) const
             }
             f << "}}";
         }
+    }
+    if (!extraEvents.empty())
+    {
+        f << (first ? "" : ",\n") << extraEvents;
     }
     f << "\n]}\n";
 }

@@ -37,8 +37,13 @@ class AstraReport
     void WriteNpuCsv(const std::string& path) const;
     /// id,name,type,group,placement,members,bytes,start_ns,end_ns,time_ns,algbw_GBps,busbw_GBps
     void WriteCollectiveCsv(const std::string& path) const;
-    /// Chrome trace JSON: one process per NPU, one "X" event per node (bounded)
-    void WriteChromeTrace(const std::string& path) const;
+    /**
+     * Chrome trace JSON: one process per NPU, one "X" event per node (bounded).
+     * \param path the file
+     * \param extraEvents further events, comma-separated without the enclosing
+     *        array (e.g. MemoryReport::ChromeTraceEvents), appended ("": none)
+     */
+    void WriteChromeTrace(const std::string& path, const std::string& extraEvents = "") const;
 
     /// \return busbw / algbw factor of a collective over n members (NCCL convention)
     static double BusBwFactor(CollType t, uint32_t n);

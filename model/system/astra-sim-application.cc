@@ -8,6 +8,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 namespace ns3
@@ -19,6 +20,15 @@ NS_LOG_COMPONENT_DEFINE("AstraSimApplication");
 
 NS_OBJECT_ENSURE_REGISTERED(AstraSimApplication);
 
+namespace
+{
+// the reference feeder's hardware slots (AstraSimApplication::SlotOf)
+constexpr uint8_t kSlotCpu = 0;  //!< any node with is_cpu_op
+constexpr uint8_t kSlotComp = 1; //!< a GPU COMP
+constexpr uint8_t kSlotComm = 2; //!< any other GPU node but a RECV
+constexpr uint8_t kNoSlot = 3;   //!< a RECV: never limited
+} // namespace
+
 TypeId
 AstraSimApplication::GetTypeId()
 {
@@ -28,8 +38,10 @@ AstraSimApplication::GetTypeId()
             .SetGroupName("AstraSim")
             .AddConstructor<AstraSimApplication>()
             .AddAttribute("ReferenceHwLimits",
-                          "Run at most one COMP and one communication node at a time, like "
-                          "ASTRA-sim 2.0's Chakra feeder (default: every ready node runs)",
+                          "ASTRA-sim 2.0's Chakra feeder: one CPU node, one GPU COMP and one "
+                          "other GPU node (collective, SEND, memory) at a time, a RECV never "
+                          "limited, ready nodes in increasing id order (default: every ready "
+                          "node runs at once; --compat=1 implies it)",
                           BooleanValue(false),
                           MakeBooleanAccessor(&AstraSimApplication::m_hwLimits),
                           MakeBooleanChecker())
@@ -130,12 +142,20 @@ AstraSimApplication::GetGraph() const
 Time
 AstraSimApplication::ComputeTime(const WorkloadNode& n, const SystemParams& p)
 {
+    if (p.compat)
+    {
+        return NanoSeconds(std::max<int64_t>(0, CompatComputeNs(n, p)));
+    }
     return Time::FromDouble(ComputeTimeNs(n, p), Time::NS);
 }
 
 double
 AstraSimApplication::ComputeTimeNs(const WorkloadNode& n, const SystemParams& p)
 {
+    if (p.compat)
+    {
+        return double(std::max<int64_t>(0, CompatComputeNs(n, p)));
+    }
     double ns = double(n.GetDurationNs());
     bool roofline = p.rooflineEnabled || (n.GetDurationNs() == 0 && n.hasNumOps);
     if (roofline && n.hasNumOps && p.peakPerfTflops > 0)
@@ -147,11 +167,36 @@ AstraSimApplication::ComputeTimeNs(const WorkloadNode& n, const SystemParams& p)
         }
         ns = perf > 0 ? double(n.numOps) / perf * 1e9 : 0.0;
     }
-    if (!p.compat)
-    {
-        ns *= p.computeScale;
-    }
+    ns *= p.computeScale;
     return ns;
+}
+
+int64_t
+AstraSimApplication::CompatComputeNs(const WorkloadNode& n, const SystemParams& p)
+{
+    if (!p.rooflineEnabled || n.isCpuOp)
+    {
+        // replay; the reference never lets a node take no time
+        const uint64_t d = n.GetDurationNs();
+        constexpr uint64_t kMax = uint64_t(std::numeric_limits<int64_t>::max());
+        return d == 0 ? 1 : static_cast<int64_t>(std::min(d, kMax));
+    }
+    if (n.tensorSize == 0)
+    {
+        return -1; // the reference skips it like an INVALID node
+    }
+    // the reference's roofline, in its order of operations (the last bit matters to the
+    // truncation): intensity first, then min(bandwidth x intensity, peak), seconds, ns
+    const double intensity = double(n.numOps) / double(n.tensorSize);
+    const double perf = std::min(p.localMemBwGBps * 1e9 * intensity, p.peakPerfTflops * 1e12);
+    if (!(perf > 0))
+    {
+        return 0;
+    }
+    const double seconds = double(n.numOps) / perf;
+    const double ns = seconds * 1e9;
+    // beyond int64 (the workload check rejects it, as beyond limits::kMaxTimeNs)
+    return ns < 9e18 ? static_cast<int64_t>(ns) : std::numeric_limits<int64_t>::max();
 }
 
 bool
@@ -260,7 +305,10 @@ AstraSimApplication::Account()
     {
         m_stats.commBusy += dt;
     }
-    if (m_activeComp > 0)
+    // compat: the reference's exposed communication is the finish time minus the sum of
+    // its GPU COMP times (CPU nodes are not subtracted); GPU COMPs never overlap there
+    const uint32_t comp = m_ctx->GetParams().compat ? m_activeComp - m_activeCpuComp : m_activeComp;
+    if (comp > 0)
     {
         m_stats.compute += dt;
     }
@@ -281,37 +329,13 @@ AstraSimApplication::Account()
 void
 AstraSimApplication::Issue()
 {
-    std::vector<uint32_t> now;
-    std::vector<uint32_t> keep;
-    bool compBusy = m_activeComp > 0;
-    bool commBusy = m_activeComm > 0;
-    for (uint32_t idx : m_ready)
+    if (m_hwLimits || m_ctx->GetParams().compat)
     {
-        NodeKind k = m_graph->nodes[idx].kind;
-        if (m_hwLimits)
-        {
-            if (k == NodeKind::COMP)
-            {
-                if (compBusy)
-                {
-                    keep.push_back(idx);
-                    continue;
-                }
-                compBusy = true;
-            }
-            else if (IsComm(k))
-            {
-                if (commBusy)
-                {
-                    keep.push_back(idx);
-                    continue;
-                }
-                commBusy = true;
-            }
-        }
-        now.push_back(idx);
+        IssueReference();
+        return;
     }
-    m_ready.swap(keep);
+    std::vector<uint32_t> now;
+    now.swap(m_ready);
     for (uint32_t idx : now)
     {
         Execute(idx);
@@ -319,6 +343,72 @@ AstraSimApplication::Issue()
         {
             return;
         }
+    }
+}
+
+uint8_t
+AstraSimApplication::SlotOf(const WorkloadNode& n) const
+{
+    // ASTRA-sim 2.0's HardwareResource: one CPU node, one GPU COMP and one GPU node of any
+    // other kind at a time (collective, SEND, memory, metadata); a RECV holds nothing
+    if (n.isCpuOp)
+    {
+        return kSlotCpu;
+    }
+    if (n.kind == NodeKind::COMP)
+    {
+        return kSlotComp;
+    }
+    return n.kind == NodeKind::COMM_RECV ? kNoSlot : kSlotComm;
+}
+
+void
+AstraSimApplication::IssueReference()
+{
+    const bool compat = m_ctx->GetParams().compat;
+    const auto& nodes = m_graph->nodes;
+    while (true)
+    {
+        // the reference walks its dependency-free set in increasing node id order and issues
+        // every node whose slot is free; nodes freed during the walk wait for the next one
+        std::vector<uint32_t> pass;
+        pass.swap(m_ready);
+        std::sort(pass.begin(), pass.end(), [&nodes](uint32_t a, uint32_t b) {
+            return nodes[a].id < nodes[b].id;
+        });
+        std::vector<uint32_t> keep;
+        for (uint32_t idx : pass)
+        {
+            const uint8_t slot = SlotOf(nodes[idx]);
+            if (slot != kNoSlot && m_slotBusy[slot])
+            {
+                keep.push_back(idx);
+                continue;
+            }
+            if (slot != kNoSlot)
+            {
+                m_slotBusy[slot] = 1;
+            }
+            Execute(idx);
+            if (!m_error.empty())
+            {
+                return;
+            }
+        }
+        m_ready.insert(m_ready.end(), keep.begin(), keep.end());
+        if (!compat || m_inFlight > 0 || m_ready.empty() || m_finished)
+        {
+            return;
+        }
+        // Nothing runs and nodes are ready: they were freed by nodes the reference finishes
+        // without an event (INVALID, METADATA, roofline COMP without tensor_size), after
+        // which it walks its set no more; it would never finish. Walk again instead.
+        ASTRA_WARN("compat-feeder-stall",
+                   "NPU " << m_npu << ": " << m_ready.size()
+                          << " node(s) became ready only through nodes that finish without "
+                             "an event (INVALID, METADATA, a roofline COMP without "
+                             "tensor_size); ASTRA-sim 2.0 would never issue them (its NPU "
+                             "never finishes); issuing them");
     }
 }
 
@@ -330,6 +420,7 @@ AstraSimApplication::Execute(uint32_t idx)
     Account();
     m_started[idx] = Simulator::Now();
     m_running[idx] = 1;
+    m_inFlight++;
     m_nodeStart(m_npu, n.id);
     NS_LOG_LOGIC("t=" << Simulator::Now().GetNanoSeconds() << " NPU " << m_npu << " issues "
                       << NodeKindName(n.kind) << " node " << n.id << " '" << n.name << "'");
@@ -341,6 +432,18 @@ AstraSimApplication::Execute(uint32_t idx)
         {
         case NodeKind::COMP:
             m_activeComp++;
+            m_activeCpuComp += n.isCpuOp ? 1 : 0;
+            if (p.compat)
+            {
+                const int64_t ns = CompatComputeNs(n, p);
+                if (ns < 0)
+                {
+                    NodeDone(idx, false); // the reference finishes it at once, no new pass
+                    break;
+                }
+                EventBatcher::Schedule(NanoSeconds(ns), done);
+                break;
+            }
             EventBatcher::Schedule(ComputeTime(n, p), done);
             break;
         case NodeKind::MEM_LOAD:
@@ -351,6 +454,18 @@ AstraSimApplication::Execute(uint32_t idx)
         case NodeKind::COMM_COLL: {
             m_activeComm++;
             m_stats.collectives++;
+            if (p.compat && n.collType == CollType::BROADCAST)
+            {
+                // ASTRA-sim 2.0 does not simulate BROADCAST: it replays the node's duration
+                // (1 ns when that is 0)
+                ASTRA_WARN("compat-broadcast-replayed",
+                           "compat: BROADCAST node " << n.id << " '" << n.name
+                                                     << "' replays its duration like ASTRA-sim "
+                                                        "2.0 (no network traffic)");
+                const uint64_t d = n.GetDurationNs();
+                EventBatcher::Schedule(NanoSeconds(d == 0 ? 1 : int64_t(d)), done);
+                break;
+            }
             CollectiveRequest req;
             req.type = n.collType;
             req.bytes = n.commSize;
@@ -358,6 +473,17 @@ AstraSimApplication::Execute(uint32_t idx)
             req.involvedDim = n.involvedDim;
             req.priority = n.commPriority;
             req.name = n.name;
+            // the root of a rooted collective: comm_dst for REDUCE / GATHER (where the data
+            // goes), comm_src for BROADCAST / SCATTER (where it comes from), the other one
+            // when only that is given
+            if (n.collType == CollType::REDUCE || n.collType == CollType::GATHER)
+            {
+                req.root = n.commDst >= 0 ? n.commDst : n.commSrc;
+            }
+            else if (n.collType == CollType::BROADCAST || n.collType == CollType::SCATTER)
+            {
+                req.root = n.commSrc >= 0 ? n.commSrc : n.commDst;
+            }
             m_ctx->GetSystem(m_npu)->IssueCollective(req, done);
             break;
         }
@@ -387,6 +513,11 @@ AstraSimApplication::Execute(uint32_t idx)
                                              done);
             break;
         default: // METADATA, INVALID: no-op
+            if (p.compat)
+            {
+                NodeDone(idx, false); // the reference finishes it at once, no new pass
+                break;
+            }
             EventBatcher::Schedule(Time(0), done);
             break;
         }
@@ -400,14 +531,21 @@ AstraSimApplication::Execute(uint32_t idx)
 }
 
 void
-AstraSimApplication::NodeDone(uint32_t idx)
+AstraSimApplication::NodeDone(uint32_t idx, bool issue)
 {
     const WorkloadNode& n = m_graph->nodes[idx];
     Account();
+    m_inFlight--;
+    const uint8_t slot = SlotOf(n);
+    if (slot != kNoSlot)
+    {
+        m_slotBusy[slot] = 0;
+    }
     switch (n.kind)
     {
     case NodeKind::COMP:
         m_activeComp--;
+        m_activeCpuComp -= n.isCpuOp ? 1 : 0;
         break;
     case NodeKind::MEM_LOAD:
     case NodeKind::MEM_STORE:
@@ -445,7 +583,7 @@ AstraSimApplication::NodeDone(uint32_t idx)
         m_finishedTrace(m_npu, m_stats.finish);
         return;
     }
-    if (!m_ready.empty())
+    if (issue && !m_ready.empty())
     {
         Issue();
     }

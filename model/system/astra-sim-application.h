@@ -81,7 +81,8 @@ class AstraSimApplication : public Application
     /// \return the workload graph
     std::shared_ptr<const WorkloadGraph> GetGraph() const;
 
-    /// \return compute time of one COMP node (replay or roofline)
+    /// \return compute time of one COMP node (replay or roofline; with p.compat the
+    /// reference's rule, see CompatComputeNs, 0 for a skipped node)
     static Time ComputeTime(const WorkloadNode& n, const SystemParams& p);
     /**
      * ComputeTime() in nanoseconds, before rounding to a Time (what the
@@ -89,6 +90,18 @@ class AstraSimApplication : public Application
      * \param n the node \param p the system parameters \return nanoseconds
      */
     static double ComputeTimeNs(const WorkloadNode& n, const SystemParams& p);
+
+    /**
+     * The reference's compute time of a COMP node (compatibility model): with
+     * roofline-enabled, GPU nodes take trunc(num_ops / min(local-mem-bw x num_ops /
+     * tensor_size, peak-perf) x 1e9) ns (the reference's operation order) and a node
+     * without tensor_size is skipped (it finishes at once, like an INVALID node);
+     * otherwise (and for CPU nodes) the node replays its duration, 1 ns when that is 0.
+     * \param n the node
+     * \param p the system parameters
+     * \return the time in ns, or -1 for a skipped node
+     */
+    static int64_t CompatComputeNs(const WorkloadNode& n, const SystemParams& p);
 
     /// Trace signature: (npu, node id).
     typedef void (*NodeTracedCallback)(uint32_t npu, uint64_t nodeId);
@@ -102,8 +115,15 @@ class AstraSimApplication : public Application
     void StartApplication() override;
     void StopApplication() override;
     void Issue();
+    /// the reference feeder (compat or ReferenceHwLimits): dependency-free nodes in
+    /// increasing id order, each if its hardware slot is free
+    void IssueReference();
+    /// \return the reference's hardware slot of a node (kNoSlot: a RECV, never limited)
+    uint8_t SlotOf(const WorkloadNode& n) const;
     void Execute(uint32_t idx);
-    void NodeDone(uint32_t idx);
+    /// \param idx the node \param issue issue ready nodes afterwards (false: a node the
+    /// compatibility model finished at once, as the reference does without a new pass)
+    void NodeDone(uint32_t idx, bool issue = true);
     void Account();
     void Fail(const std::string& what);
     bool IsComm(NodeKind k) const;
@@ -126,6 +146,9 @@ class AstraSimApplication : public Application
     uint32_t m_activeComp{0};
     uint32_t m_activeComm{0};
     uint32_t m_activeMem{0};
+    uint32_t m_activeCpuComp{0};    //!< COMP nodes with is_cpu_op running (compat accounting)
+    uint32_t m_inFlight{0};         //!< nodes issued and not finished
+    uint8_t m_slotBusy[3]{0, 0, 0}; //!< reference feeder: CPU, GPU compute, GPU comm slots
     Time m_last{0};
     bool m_finished{false};
     bool m_started0{false};

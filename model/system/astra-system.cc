@@ -1,5 +1,7 @@
 #include "astra-system.h"
 
+#include "collective-protocol.h"
+
 #include "ns3/astra-diagnostics.h"
 #include "ns3/astra-limits.h"
 #include "ns3/boolean.h"
@@ -189,6 +191,42 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
     }
     CheckSystemParams(m_params);
     m_planner.Setup(m_dims, m_params);
+    // the collective protocol's costs (default model only)
+    const ProtocolCosts& pc = GetProtocolCosts(m_params.protocol);
+    const bool costs = !m_params.compat;
+    if (m_params.compat &&
+        (m_params.protocol != CollProtocol::NONE || !m_params.stepLatencyNs.empty() ||
+         m_params.launchLatencyNs > 0 || m_params.reductionFused))
+    {
+        ASTRA_WARN("compat-protocol-model",
+                   "collective-protocol, collective-step-latency-ns, "
+                   "collective-launch-latency-ns and reduction-fused are not part of "
+                   "ASTRA-sim 2.0: compat (--compat=1) does not apply them");
+    }
+    if (!m_params.stepLatencyNs.empty() && m_params.stepLatencyNs.size() != m_dims.size())
+    {
+        throw InputError("collective-step-latency-ns lists " +
+                         std::to_string(m_params.stepLatencyNs.size()) +
+                         " values for a network of " + std::to_string(m_dims.size()) +
+                         " dimension(s); give one per dimension");
+    }
+    m_stepLat.assign(m_dims.size() + 1, 0);
+    double flatNs = 0;
+    for (size_t d = 0; d < m_dims.size() && costs; ++d)
+    {
+        const DimType t = m_dims[d].type;
+        const bool nvlink =
+            t == DimType::RING || t == DimType::FULLY_CONNECTED || t == DimType::SWITCH;
+        const double ns = m_params.stepLatencyNs.empty() ? (nvlink ? pc.nvlinkStepNs : pc.netStepNs)
+                                                         : m_params.stepLatencyNs[d];
+        m_stepLat[d + 1] = NanoSeconds(static_cast<int64_t>(std::llround(ns))).GetTimeStep();
+        flatNs = std::max(flatNs, ns);
+    }
+    m_stepLat[0] = NanoSeconds(static_cast<int64_t>(std::llround(flatNs))).GetTimeStep();
+    m_wireFactor = costs ? pc.wireFactor : 1.0;
+    const double launch = m_params.launchLatencyNs >= 0 ? m_params.launchLatencyNs : pc.launchNs;
+    m_launchSteps =
+        costs ? NanoSeconds(static_cast<int64_t>(std::llround(launch))).GetTimeStep() : 0;
     const uint32_t n = m_planner.GetNpuCount();
     if (backend && backend->GetNpuCount() != n)
     {
@@ -501,7 +539,7 @@ SystemContext::ComputeProcessingDelay(uint64_t bytes, bool reduce) const
     // only a few phases run at a time
     PdMemo& memo = m_pd[reduce ? 1 : 0][PdSlot(bytes)];
     double ns = p.endpointDelayNs * p.injectionScale;
-    if (reduce && p.localMemBwGBps > 0)
+    if (reduce && p.localMemBwGBps > 0 && !p.reductionFused)
     {
         ns += double(bytes) / p.localMemBwGBps;
     }
@@ -729,12 +767,39 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
                                  std::to_string(chunks.size()) + " chunks (limit " +
                                  std::to_string(kMaxChunks) + ")");
     }
+    // per-chunk dimension orders (inter-dimension-scheduling; the default model only)
+    std::vector<uint32_t> variantOf(chunks.size(), UINT32_MAX);
+    if (!p.compat && p.interDim != InterDimScheduling::BASELINE && !plan.spanned.empty() &&
+        chunks.size() > 1)
+    {
+        std::vector<std::vector<uint32_t>> orders;
+        DimensionScheduler::Get(p.interDim).Schedule(plan.op, plan.spanned, chunks, orders);
+        std::vector<std::vector<uint32_t>> distinct;
+        for (size_t i = 0; i < orders.size(); ++i)
+        {
+            auto it = std::find(distinct.begin(), distinct.end(), orders[i]);
+            variantOf[i] = static_cast<uint32_t>(it - distinct.begin());
+            if (it == distinct.end())
+            {
+                distinct.push_back(orders[i]);
+                c->variants.push_back(std::make_unique<std::vector<CollectivePhase>>(
+                    m_ctx->GetPlanner().Plan(c->req, m_npu, members, &orders[i]).phases));
+                if (c->variants.back()->size() > kMaxPhases)
+                {
+                    throw std::runtime_error("collective '" + reqIn.name + "' needs " +
+                                             std::to_string(c->variants.back()->size()) +
+                                             " phases (limit " + std::to_string(kMaxPhases) + ")");
+                }
+            }
+        }
+    }
     static_assert(sizeof(Stream) % 64 == 0, "Stream must fill whole cache lines");
     c->streams.Assign(chunks.size());
     for (size_t i = 0; i < chunks.size(); ++i)
     {
         Stream& s = c->streams[i];
         s.coll = c.get();
+        s.phases = variantOf[i] == UINT32_MAX ? &c->phases : c->variants[variantOf[i]].get();
         s.chunk = static_cast<uint32_t>(i);
         s.chunkBytes = chunks[i];
         s.bytes = chunks[i];
@@ -796,6 +861,23 @@ bool
 AstraSystem::Before(const Stream* a, const Stream* b) const
 {
     const SystemParams& p = m_ctx->GetParams();
+    if (p.intraDim == IntraDimScheduling::SMALLEST_FIRST && !m_compat)
+    {
+        // Themis's smallest chunk first: the phase moving the least data (the larger of its
+        // input and output per member) goes first
+        auto size = [](const Stream* s) {
+            const CollectivePhase& ph = (*s->phases)[s->phase];
+            return std::max(
+                s->bytes,
+                PhaseOutputBytes(ph.op, static_cast<uint32_t>(ph.peers->size()), s->bytes));
+        };
+        const uint64_t sa = size(a);
+        const uint64_t sb = size(b);
+        if (sa != sb)
+        {
+            return sa < sb;
+        }
+    }
     const CollState* ca = a->coll;
     const CollState* cb = b->coll;
     if (ca != cb)
@@ -821,10 +903,9 @@ void
 AstraSystem::Enqueue(Stream* s)
 {
     const SystemParams& p = m_ctx->GetParams();
-    const CollectivePhase& ph = s->coll->phases[s->phase];
+    const CollectivePhase& ph = (*s->phases)[s->phase];
     // the queues of the phase's dimension (flat phases: the extra last dimension)
-    const uint32_t nd = static_cast<uint32_t>(m_ctx->GetDims().size());
-    const uint32_t queueBase = (ph.dim < 0 ? nd : static_cast<uint32_t>(ph.dim)) * p.queuesPerDim;
+    const uint32_t queueBase = ph.queueDim * p.queuesPerDim;
     uint32_t nq = p.queuesPerDim;
     if (ph.op == PhaseOp::ALL_REDUCE && nq > 1)
     {
@@ -835,6 +916,26 @@ AstraSystem::Enqueue(Stream* s)
     s->queued = true;
     m_queues[q].waiting.push_back(s);
     Pump(q);
+    if (!s->queued || m_compat)
+    {
+        return;
+    }
+    // A peer already runs this phase of the chunk (its message came while this NPU was still
+    // in an earlier phase): admit it now even beyond the slot limit, as on a first message
+    // that arrives while queued. Chunks that visit the dimensions in different orders
+    // (inter-dimension scheduling) would otherwise wait on each other's slots.
+    for (size_t i = 0; i < s->early.size(); ++i)
+    {
+        if (s->early[i].phase == s->phase)
+        {
+            Queue& qu = m_queues[q];
+            qu.waiting.erase(std::find(qu.waiting.begin(), qu.waiting.end(), s));
+            qu.active++;
+            s->queued = false;
+            StartPhase(s);
+            return;
+        }
+    }
 }
 
 void
@@ -845,11 +946,13 @@ AstraSystem::Pump(uint32_t q)
     {
         // only chunks of collectives every member has issued may take a slot: a slot held
         // for a collective a peer has not reached yet could block what that peer waits for
+        // (compat: ASTRA-sim 2.0 starts a chunk whether or not its peers have issued the
+        // collective; their data waits at the receiver)
         size_t best = SIZE_MAX;
         for (size_t i = 0; i < qu.waiting.size(); ++i)
         {
             const CollectiveRecord& rec = m_ctx->Record(qu.waiting[i]->coll->id);
-            if (rec.started < rec.members)
+            if (rec.started < rec.members && !m_compat)
             {
                 continue;
             }
@@ -887,7 +990,7 @@ void
 AstraSystem::StartPhase(Stream* s)
 {
     const SystemParams& p = m_ctx->GetParams();
-    const CollectivePhase& ph = s->coll->phases[s->phase];
+    const CollectivePhase& ph = (*s->phases)[s->phase];
     s->step = 0;
     s->posted = false;
     if (ph.custom)
@@ -904,7 +1007,7 @@ AstraSystem::StartPhase(Stream* s)
         // every step sends one message to one peer and receives once (a ring): StartStep
         // runs the steps from these fields without generating them
         s->uniformDst = (*ph.peers)[u.peer];
-        s->uniformBytes = u.bytes;
+        s->uniformBytes = m_ctx->WireBytes(u.bytes);
         s->dim = ph.dim;
         s->tagBase = MakeTag(s->coll->id, s->chunk, s->phase, 0);
         s->reduceSteps = u.reduceSteps;
@@ -937,7 +1040,7 @@ AstraSystem::SendStep(Stream* s, const NetMessage& msg, bool fold)
         const int64_t t = m_ctx->TransmitFixed(
             msg,
             &s->hint,
-            folded ? m_ctx->ProcessingDelaySteps(msg.bytes, s->step < s->reduceSteps) : -1,
+            folded ? m_ctx->ProcessingDelaySteps(msg.bytes, s->step < s->reduceSteps, msg.dim) : -1,
             s->uniform ? s->peerSys : nullptr, // in the stream's first line: no table lookup
             s->peerStream);
         if (!m_compat)
@@ -1012,7 +1115,7 @@ AstraSystem::StartStep(Stream* s)
         else
         {
             CollState* c = s->coll;
-            const CollectivePhase& ph = c->phases[s->phase];
+            const CollectivePhase& ph = (*s->phases)[s->phase];
             const uint32_t n = static_cast<uint32_t>(ph.peers->size());
             ph.algo.GetStep(ph.op, n, ph.myIndex, s->bytes, s->step, m_scratch);
             msg.dim = ph.dim;
@@ -1021,7 +1124,7 @@ AstraSystem::StartStep(Stream* s)
             for (const auto& snd : m_scratch.sends)
             {
                 msg.dst = (*ph.peers)[snd.peer];
-                msg.bytes = snd.bytes;
+                msg.bytes = m_ctx->WireBytes(snd.bytes);
                 msg.tag = MakeTag(c->id,
                                   s->chunk,
                                   s->phase,
@@ -1064,7 +1167,8 @@ AstraSystem::OnRecv(Stream* s, uint32_t src, uint64_t bytes, uint64_t tag)
     NS_LOG_LOGIC("t=" << Simulator::Now().GetNanoSeconds() << " NPU " << m_npu << " coll "
                       << s->coll->id << " chunk " << s->chunk << " phase " << s->phase << " step "
                       << s->step << " recv " << bytes << " B from " << src);
-    EventBatcher::ScheduleSteps(m_ctx->ProcessingDelaySteps(bytes, s->reduce),
+    const int32_t dim = s->uniform ? s->dim : (*s->phases)[s->phase].dim;
+    EventBatcher::ScheduleSteps(m_ctx->ProcessingDelaySteps(bytes, s->reduce, dim),
                                 &AstraSystem::RecvProcessedItem,
                                 this,
                                 Pack(s));
@@ -1076,7 +1180,7 @@ AstraSystem::SendDone(Stream* s)
     // compat: ASTRA-sim ends a stream after its last receive's processing, not waiting for
     // its own sends (they were already counted by then); default: wait for them
     if (--s->sendsInFlight == 0 && !s->custom && s->step >= s->steps &&
-        !m_ctx->GetParams().compat && s->phase < s->coll->phases.size())
+        !m_ctx->GetParams().compat && s->phase < s->phases->size())
     {
         PhaseDone(s);
     }
@@ -1215,14 +1319,15 @@ AstraSystem::RecvProcessed(Stream* s)
 void
 AstraSystem::PhaseDone(Stream* s)
 {
-    CollState* c = s->coll;
     uint32_t q = s->queue;
     m_queues[q].active--;
-    const CollectivePhase& ph = c->phases[s->phase];
-    s->bytes = PhaseOutputBytes(ph.op, static_cast<uint32_t>(ph.peers->size()), s->bytes);
+    const CollectivePhase& ph = (*s->phases)[s->phase];
+    s->bytes = PhaseOutputBytes(ph.op,
+                                ph.lineSize ? ph.lineSize : static_cast<uint32_t>(ph.peers->size()),
+                                s->bytes);
     s->custom.reset();
     s->phase++;
-    if (s->phase < c->phases.size())
+    if (s->phase < s->phases->size())
     {
         Enqueue(s);
     }
@@ -1241,6 +1346,31 @@ AstraSystem::StreamDone(Stream* s)
     {
         return;
     }
+    const int64_t launch = m_ctx->LaunchLatencySteps();
+    if (launch > 0 && !c->launched)
+    {
+        // the collective library's launch latency (collective-protocol), once per collective
+        c->launched = true;
+        EventBatcher::ScheduleSteps(launch, &AstraSystem::CollectiveEndItem, this, c->id);
+        return;
+    }
+    EndCollective(c);
+}
+
+void
+AstraSystem::CollectiveEndItem(void* obj, uint64_t id, uint64_t)
+{
+    auto* sys = static_cast<AstraSystem*>(obj);
+    auto it = sys->m_colls.find(static_cast<uint32_t>(id));
+    if (sys->m_ctx && it != sys->m_colls.end())
+    {
+        sys->EndCollective(it->second.get());
+    }
+}
+
+void
+AstraSystem::EndCollective(CollState* c)
+{
     uint32_t id = c->id;
     CollectiveRecord& rec = m_ctx->Record(id);
     rec.finished++;
@@ -1323,7 +1453,6 @@ AstraSystem::HandleCollMessage(const NetMessage& msg, bool processed)
         return;
     }
     Stream* s = m_lastStreams + chunk;
-    CollState* c = m_lastColl;
     if (s->posted && s->phase == phase && s->step == step)
     {
         // the common case first
@@ -1335,7 +1464,7 @@ AstraSystem::HandleCollMessage(const NetMessage& msg, bool processed)
         // arrival + processing delay is now: the processing ran from the arrival if the step
         // was posted by then, else it runs from the posting
         const int64_t now = EventBatcher::NowSteps();
-        const int64_t pd = m_ctx->ProcessingDelaySteps(msg.bytes, s->reduce);
+        const int64_t pd = m_ctx->ProcessingDelaySteps(msg.bytes, s->reduce, msg.dim);
         if (s->postedAt + pd <= now)
         {
             RecvProcessed(s);
@@ -1349,7 +1478,7 @@ AstraSystem::HandleCollMessage(const NetMessage& msg, bool processed)
         }
         return;
     }
-    if (s->queued && s->phase == phase)
+    if (s->queued && s->phase == phase && !m_compat)
     {
         // A peer already runs this chunk: admit it now even beyond the slot limit. NPUs may
         // issue collectives in different orders; without this, per-NPU slot choices can
@@ -1370,7 +1499,7 @@ AstraSystem::HandleCollMessage(const NetMessage& msg, bool processed)
     }
     if (s->custom && s->phase == phase)
     {
-        const auto& peers = *c->phases[phase].peers;
+        const auto& peers = *(*s->phases)[phase].peers;
         uint32_t rank = static_cast<uint32_t>(
             std::lower_bound(peers.begin(), peers.end(), msg.src) - peers.begin());
         s->custom->Arrive(rank, step);
@@ -1389,7 +1518,7 @@ AstraSystem::CustomStart(Stream* s)
 {
     const SystemParams& p = m_ctx->GetParams();
     CollState* c = s->coll;
-    const CollectivePhase& ph = c->phases[s->phase];
+    const CollectivePhase& ph = (*s->phases)[s->phase];
     const std::vector<WorkloadGraph>& traces = *ph.custom;
     if (ph.myIndex >= traces.size())
     {
@@ -1438,7 +1567,7 @@ AstraSystem::CustomApply(Stream* s)
     std::vector<CustomCollective::Action> actions;
     actions.swap(m_customActions);
     CollState* c = s->coll;
-    const CollectivePhase& ph = c->phases[s->phase];
+    const CollectivePhase& ph = (*s->phases)[s->phase];
     for (const auto& a : actions)
     {
         if (a.kind == CustomCollective::Action::SEND)
@@ -1553,7 +1682,7 @@ AstraSystem::DescribePending() const
         const Stream* s = nullptr;
         for (const auto& st : c.streams)
         {
-            if (st.phase < c.phases.size())
+            if (st.phase < st.phases->size())
             {
                 s = &st;
                 break;
@@ -1561,7 +1690,7 @@ AstraSystem::DescribePending() const
         }
         if (s)
         {
-            const CollectivePhase& ph = c.phases[s->phase];
+            const CollectivePhase& ph = (*s->phases)[s->phase];
             os << "; chunk " << s->chunk << " in phase " << s->phase << " (" << PhaseOpName(ph.op)
                << " " << AlgoKindName(ph.algo.spec.kind) << " on "
                << (ph.dim < 0 ? std::string("flat") : "dim " + std::to_string(ph.dim)) << ")";

@@ -26,6 +26,7 @@
 #include "ns3/traced-callback.h"
 #include "ns3/workload-graph.h"
 
+#include <cmath>
 #include <deque>
 #include <functional>
 #include <map>
@@ -155,17 +156,33 @@ class SystemContext : public Object, public MessageSink
 
     /// \internal \return the receiver's processing delay of a message (endpoint +
     /// reduction) in time steps (memoized; per-message paths)
-    int64_t ProcessingDelaySteps(uint64_t bytes, bool reduce) const
+    int64_t ProcessingDelaySteps(uint64_t bytes, bool reduce, int32_t dim) const
     {
+        const int64_t step = m_stepLat[uint32_t(dim + 1)]; // collective-step-latency-ns
         if (!m_params.compat)
         {
             const PdMemo& m = m_pd[reduce ? 1 : 0][PdSlot(bytes)];
             if (m.bytes == bytes)
             {
-                return m.steps;
+                return m.steps + step;
             }
         }
-        return ComputeProcessingDelay(bytes, reduce);
+        return ComputeProcessingDelay(bytes, reduce) + step;
+    }
+
+    /// \internal \return the bytes a message of \p payload bytes puts on the wire under the
+    /// collective protocol (LL, LL128: more than the payload)
+    uint64_t WireBytes(uint64_t payload) const
+    {
+        return m_wireFactor == 1.0
+                   ? payload
+                   : static_cast<uint64_t>(std::ceil(double(payload) * m_wireFactor));
+    }
+
+    /// \internal \return the collective protocol's launch latency in time steps (0: none)
+    int64_t LaunchLatencySteps() const
+    {
+        return m_launchSteps;
     }
 
     /// \internal registry: \return global id of (key), creating a record
@@ -240,6 +257,10 @@ class SystemContext : public Object, public MessageSink
     int64_t ComputeProcessingDelay(uint64_t bytes, bool reduce) const;
 
     mutable PdMemo m_pd[2][uint32_t(1) << kPdMemoBits]; //!< by reduce flag, hash of bytes
+    /// per-step latency in time steps by dimension + 1 (index 0: flat phases)
+    std::vector<int64_t> m_stepLat;
+    double m_wireFactor{1.0}; //!< the protocol's wire bytes per payload byte
+    int64_t m_launchSteps{0}; //!< the protocol's launch latency (time steps)
 
     friend class AstraSystem; // its per-message entries read m_fixed directly
 };
@@ -390,6 +411,8 @@ class AstraSystem : public Object
         MessageTimeHint hint; //!< route memo for the backend
         // line 3: per phase and per chunk
         CollState* coll{nullptr};
+        /// the chunk's phases (the collective's, or its own dimension order's variant)
+        const std::vector<CollectivePhase>* phases{nullptr};
         std::unique_ptr<CustomCollective> custom; //!< custom phase: the interpreter
         uint32_t chunk{0};
         uint64_t chunkBytes{0};
@@ -490,12 +513,15 @@ class AstraSystem : public Object
         uint32_t id{0};
         CollectiveRequest req;
         uint64_t localSeq{0};
-        uint32_t anchor{0}; //!< smallest member NPU (identifies the instance)
-        std::vector<CollectivePhase> phases;
+        uint32_t anchor{0};                  //!< smallest member NPU (identifies the instance)
+        std::vector<CollectivePhase> phases; //!< the planner's order
+        /// per-chunk dimension orders of an inter-dimension scheduler (each a phase list)
+        std::vector<std::unique_ptr<std::vector<CollectivePhase>>> variants;
         LineArray<Stream> streams;
         uint32_t done{0};
         DoneCallback cb;
         Time start;
+        bool launched{false}; //!< its chunks are done; the launch latency runs
     };
 
     struct Queue
@@ -537,6 +563,10 @@ class AstraSystem : public Object
     static void RecvProcessedItem(void* obj, uint64_t s, uint64_t);
     static void StartStepItem(void* obj, uint64_t s, uint64_t);
     static void PhaseDoneItem(void* obj, uint64_t s, uint64_t);
+    /// EventBatcher entry: the collective \p id ends (after its launch latency)
+    static void CollectiveEndItem(void* obj, uint64_t id, uint64_t);
+    /// end the collective \p c on this NPU (record, trace, the workload's callback)
+    void EndCollective(CollState* c);
     /// EventBatcher entries of SystemContext::TransmitFixed (obj = the receiving system)
     static void ArrivalItem(void* obj, const NetMessage& msg);
     static void DeliveryItem(void* obj, const NetMessage& msg);

@@ -603,7 +603,10 @@ PhaseOutputBytes(PhaseOp op, uint32_t n, uint64_t bytes)
     case PhaseOp::REDUCE_SCATTER:
         return std::max<uint64_t>(1, bytes / n);
     case PhaseOp::ALL_GATHER:
+    case PhaseOp::GATHER: // the root's (the only member that goes on)
         return bytes * n;
+    case PhaseOp::SCATTER: // each member's share
+        return std::max<uint64_t>(1, bytes / n);
     default:
         return bytes;
     }

@@ -53,7 +53,8 @@ const char* PhaseOpName(PhaseOp op);
  */
 bool IsRootedOp(PhaseOp op);
 
-/// \return the data size of a phase's output per member (the next phase's input)
+/// \return the data size of a phase's output per member (the next phase's input; GATHER:
+/// the root's, SCATTER: each member's share)
 uint64_t PhaseOutputBytes(PhaseOp op, uint32_t n, uint64_t bytes);
 
 /// One message of a step: peer index within the phase's member list, bytes.

@@ -84,8 +84,8 @@ CollectivePlan::MemberCount() const
     {
         if (ph.dim < 0 || std::find(seen.begin(), seen.end(), ph.dim) == seen.end())
         {
-            n = ph.dim < 0 ? static_cast<uint32_t>(ph.peers->size())
-                           : n * static_cast<uint32_t>(ph.peers->size());
+            const uint32_t k = ph.lineSize ? ph.lineSize : static_cast<uint32_t>(ph.peers->size());
+            n = ph.dim < 0 ? k : n * k;
             seen.push_back(ph.dim);
         }
     }
@@ -105,6 +105,84 @@ CollectivePlanner::Setup(const std::vector<DimensionSpec>& dims, const SystemPar
         n *= std::max<uint32_t>(1, d.npus);
     }
     m_npus = n;
+    CheckListLengths();
+    if (m_params.compat && (m_params.interDim != InterDimScheduling::BASELINE ||
+                            m_params.intraDim != IntraDimScheduling::FIFO))
+    {
+        ASTRA_WARN("compat-dimension-scheduling",
+                   "inter-/intra-dimension-scheduling other than baseline/FIFO: ASTRA-sim 2.0 "
+                   "does not read these keys, so compat (--compat=1) schedules as baseline/FIFO; "
+                   "the default model applies them");
+    }
+}
+
+const std::vector<AlgoSpec>&
+CollectivePlanner::List(PhaseOp op) const
+{
+    switch (op)
+    {
+    case PhaseOp::REDUCE_SCATTER:
+        return m_params.reduceScatter;
+    case PhaseOp::ALL_GATHER:
+        return m_params.allGather;
+    case PhaseOp::ALL_TO_ALL:
+        return m_params.allToAll;
+    default:
+        return m_params.allReduce;
+    }
+}
+
+void
+CollectivePlanner::CheckListLengths() const
+{
+    const size_t nd = m_dims.size();
+
+    const struct
+    {
+        const char* key;
+        PhaseOp op;
+    } lists[] = {{"all-reduce-implementation", PhaseOp::ALL_REDUCE},
+                 {"reduce-scatter-implementation", PhaseOp::REDUCE_SCATTER},
+                 {"all-gather-implementation", PhaseOp::ALL_GATHER},
+                 {"all-to-all-implementation", PhaseOp::ALL_TO_ALL}};
+
+    for (const auto& l : lists)
+    {
+        const auto& v = List(l.op);
+        if (v.empty() || v.size() == nd || (!v.empty() && v.front().flattened))
+        {
+            continue;
+        }
+        if (v.size() > nd)
+        {
+            ASTRA_WARN(std::string("more-algorithms-than-dimensions:") + l.key,
+                       l.key << " lists " << v.size() << " algorithms for " << nd
+                             << " network dimension(s); the last " << v.size() - nd
+                             << " are not used");
+            continue;
+        }
+        if (m_params.compat)
+        {
+            ASTRA_WARN(std::string("fewer-algorithms-than-dimensions:") + l.key,
+                       l.key << " lists " << v.size() << " algorithm(s) for " << nd
+                             << " network dimensions: as ASTRA-sim 2.0 (compat), collectives "
+                                "on all NPUs run over dimension(s) 0.."
+                             << v.size() - 1 << " only; dimension(s) " << v.size() << ".." << nd - 1
+                             << " are not used");
+            continue;
+        }
+        std::ostringstream per;
+        for (size_t d = 0; d < nd; ++d)
+        {
+            per << (d ? ", " : "") << "dimension " << d << " "
+                << AlgoKindName(v[std::min(d, v.size() - 1)].kind);
+        }
+        ASTRA_WARN(std::string("fewer-algorithms-than-dimensions:") + l.key,
+                   l.key << " lists " << v.size() << " algorithm(s) for " << nd
+                         << " network dimensions; the last one listed repeats: " << per.str()
+                         << " (ASTRA-sim 2.0 would leave the unlisted dimensions unused; "
+                            "--compat=1 does so)");
+    }
 }
 
 uint32_t
@@ -128,21 +206,7 @@ CollectivePlanner::WithCoord(uint32_t npu, uint32_t dim, uint32_t c) const
 AlgoSpec
 CollectivePlanner::Configured(PhaseOp op, int32_t dim) const
 {
-    const std::vector<AlgoSpec>* l = &m_params.allReduce;
-    switch (op)
-    {
-    case PhaseOp::REDUCE_SCATTER:
-        l = &m_params.reduceScatter;
-        break;
-    case PhaseOp::ALL_GATHER:
-        l = &m_params.allGather;
-        break;
-    case PhaseOp::ALL_TO_ALL:
-        l = &m_params.allToAll;
-        break;
-    default:
-        break;
-    }
+    const std::vector<AlgoSpec>* l = &List(op);
     if (l->empty())
     {
         return AlgoSpec{};
@@ -166,6 +230,7 @@ CollectivePlanner::AddPhase(CollectivePlan& plan,
     ph.peers = peers;
     ph.myIndex =
         static_cast<uint32_t>(std::lower_bound(peers->begin(), peers->end(), npu) - peers->begin());
+    ph.queueDim = dim < 0 ? static_cast<uint32_t>(m_dims.size()) : static_cast<uint32_t>(dim);
     const AlgoSpec want = forced ? *forced : Configured(op, dim);
     const uint32_t n = static_cast<uint32_t>(peers->size());
     ph.algo.spec = want;
@@ -202,10 +267,90 @@ CollectivePlanner::AddPhase(CollectivePlan& plan,
     plan.phases.push_back(ph);
 }
 
+uint32_t
+CollectivePlanner::RootOf(const CollectiveRequest& req, const std::vector<uint32_t>& members) const
+{
+    if (req.root < 0)
+    {
+        return members.front();
+    }
+    const uint32_t r = static_cast<uint32_t>(req.root);
+    if (!std::binary_search(members.begin(), members.end(), r))
+    {
+        throw InputError("collective '" + req.name + "' (" + CollTypeName(req.type) +
+                         "): its root NPU " + std::to_string(r) +
+                         " (comm_src / comm_dst) is not a member of communicator group '" +
+                         req.group + "'");
+    }
+    return r;
+}
+
+void
+CollectivePlanner::AddRootedPhases(CollectivePlan& plan,
+                                   uint32_t npu,
+                                   PhaseOp op,
+                                   uint32_t root,
+                                   const std::vector<uint32_t>& V,
+                                   const std::vector<std::vector<uint32_t>>& coords) const
+{
+    // Dimensions in order d_0 .. d_k. BROADCAST and SCATTER spread from the root: in phase
+    // i the lines along d_i through the NPUs that agree with the root beyond d_i take part
+    // (they hold the data by then). REDUCE and GATHER collect towards it: in phase i the
+    // lines through the NPUs that agree with the root before d_i. BARRIER: every line of
+    // every dimension. A line's root is its member at the root's coordinate.
+    const size_t k = V.size();
+    for (size_t i = 0; i < k; ++i)
+    {
+        const uint32_t d = V[i];
+        bool takesPart = true;
+        for (size_t j = 0; j < k && op != PhaseOp::BARRIER; ++j)
+        {
+            const bool constrained =
+                (op == PhaseOp::BROADCAST || op == PhaseOp::SCATTER) ? j > i : j < i;
+            if (constrained && Coord(npu, V[j]) != Coord(root, V[j]))
+            {
+                takesPart = false;
+            }
+        }
+        const uint32_t n = static_cast<uint32_t>(coords[d].size());
+        CollectivePhase ph;
+        ph.op = op;
+        ph.dim = static_cast<int32_t>(d);
+        ph.queueDim = d;
+        ph.lineSize = n;
+        ph.algo.spec.kind = AlgoKind::RING;
+        ph.algo.steps = &CollectiveAlgorithm::GetRooted();
+        auto peers = std::make_shared<std::vector<uint32_t>>();
+        if (!takesPart)
+        {
+            peers->push_back(npu); // sits this phase out (no steps)
+            ph.myIndex = 0;
+        }
+        else
+        {
+            // the line through this NPU, starting at the root's coordinate
+            const uint32_t rc = Coord(root, d);
+            const size_t at = std::find(coords[d].begin(), coords[d].end(), rc) - coords[d].begin();
+            for (size_t x = 0; x < n; ++x)
+            {
+                const uint32_t member = WithCoord(npu, d, coords[d][(at + x) % n]);
+                if (member == npu)
+                {
+                    ph.myIndex = static_cast<uint32_t>(x);
+                }
+                peers->push_back(member);
+            }
+        }
+        ph.peers = peers;
+        plan.phases.push_back(ph);
+    }
+}
+
 CollectivePlan
 CollectivePlanner::Plan(const CollectiveRequest& req,
                         uint32_t npu,
-                        std::shared_ptr<const std::vector<uint32_t>> members) const
+                        std::shared_ptr<const std::vector<uint32_t>> members,
+                        const std::vector<uint32_t>* dimOrder) const
 {
     CollectivePlan plan;
     const auto& dims = m_dims;
@@ -215,13 +360,20 @@ CollectivePlanner::Plan(const CollectiveRequest& req,
     std::vector<std::vector<uint32_t>> coords(nd);
     std::vector<uint32_t> V;
     bool regular = true;
+    const bool compat = m_params.compat;
+    // compat: the reference's logical topology covers only the dimensions the algorithm
+    // list names (CheckListLengths warns)
+    const size_t listed =
+        compat && !List(OpOf(req.type)).empty() && !List(OpOf(req.type)).front().flattened
+            ? List(OpOf(req.type)).size()
+            : nd;
     if (world)
     {
         for (uint32_t d = 0; d < nd; ++d)
         {
             const bool involved =
                 req.involvedDim.empty() || (d < req.involvedDim.size() && req.involvedDim[d]);
-            if (dims[d].npus > 1 && involved)
+            if (dims[d].npus > 1 && involved && d < listed)
             {
                 V.push_back(d);
                 for (uint32_t x = 0; x < dims[d].npus; ++x)
@@ -271,6 +423,7 @@ CollectivePlanner::Plan(const CollectiveRequest& req,
         }
     }
     const PhaseOp op = OpOf(req.type);
+    plan.op = op;
     // members of my collective instance (sub-grid over V anchored at me, or the group)
     auto subgrid = [&]() -> std::shared_ptr<const std::vector<uint32_t>> {
         if (!world || V.size() == nd)
@@ -333,6 +486,18 @@ CollectivePlanner::Plan(const CollectiveRequest& req,
         add(op, V.size() == 1 && regular ? static_cast<int32_t>(V[0]) : -1, all, &s);
         return plan;
     }
+    if (compat && !world)
+    {
+        // ASTRA-sim 2.0 runs a communicator group smaller than the network as one ring
+        // (or the single listed algorithm) over its members, in the queues of dimension 0
+        const auto& l = List(op);
+        AlgoSpec ring;
+        AlgoSpec one = l.size() == 1 ? l.front() : ring;
+        one.flattened = false;
+        add(op, regular && V.size() == 1 ? static_cast<int32_t>(V[0]) : -1, members, &one);
+        plan.phases.back().queueDim = 0;
+        return plan;
+    }
     if (!regular)
     {
         if (members->front() == npu)
@@ -346,7 +511,45 @@ CollectivePlanner::Plan(const CollectiveRequest& req,
                            << AlgoKindName(Configured(op, -1).kind)
                            << " over its members, routed through the network (dim -1)");
         }
+        if (IsRootedOp(op) && op != PhaseOp::BARRIER)
+        {
+            // the members in order from the root
+            const uint32_t root = RootOf(req, *members);
+            const size_t at =
+                std::lower_bound(members->begin(), members->end(), root) - members->begin();
+            auto rotated = std::make_shared<std::vector<uint32_t>>();
+            for (size_t x = 0; x < members->size(); ++x)
+            {
+                rotated->push_back((*members)[(at + x) % members->size()]);
+            }
+            add(op, -1, members);
+            plan.phases.back().myIndex = static_cast<uint32_t>(
+                (plan.phases.back().myIndex + members->size() - at) % members->size());
+            plan.phases.back().peers = rotated;
+            return plan;
+        }
         add(op, -1, members);
+        return plan;
+    }
+    if (IsRootedOp(op) && op != PhaseOp::BARRIER)
+    {
+        // a collective on all NPUs (one instance per line or sub-grid when involved_dim
+        // restricts it) takes the root's coordinates on its own dimensions; a group's root
+        // must be a member
+        uint32_t root;
+        if (world && req.root >= 0 && uint32_t(req.root) < m_npus)
+        {
+            root = npu;
+            for (uint32_t d : V)
+            {
+                root = WithCoord(root, d, Coord(static_cast<uint32_t>(req.root), d));
+            }
+        }
+        else
+        {
+            root = RootOf(req, *subgrid());
+        }
+        AddRootedPhases(plan, npu, op, root, V, coords);
         return plan;
     }
     if (V.size() == 1)
@@ -354,18 +557,101 @@ CollectivePlanner::Plan(const CollectiveRequest& req,
         add(op, static_cast<int32_t>(V[0]), line(V[0]));
         return plan;
     }
-    if (IsRootedOp(op) || Configured(op, -1).flattened)
+    if (op == PhaseOp::BARRIER)
+    {
+        AddRootedPhases(plan, npu, op, npu, V, coords);
+        return plan;
+    }
+    if (Configured(op, -1).flattened)
     {
         add(op, -1, subgrid());
         return plan;
     }
     std::vector<uint32_t> order = V;
     const bool bwAware = m_params.optimization == CollOptimization::LOCAL_BW_AWARE;
+    if (compat)
+    {
+        // the reference visits dimensions in index order (all-gather in reverse) and takes
+        // every phase of an all-reduce from the all-reduce list
+        if (op == PhaseOp::ALL_GATHER)
+        {
+            std::reverse(order.begin(), order.end());
+        }
+        const auto& l = List(op);
+        auto algoOf = [&l](uint32_t d) { return l[std::min<size_t>(d, l.size() - 1)]; };
+        if (op == PhaseOp::ALL_REDUCE && bwAware)
+        {
+            for (size_t i = 0; i + 1 < order.size(); ++i)
+            {
+                const AlgoSpec a = algoOf(order[i]);
+                add(PhaseOp::REDUCE_SCATTER, order[i], line(order[i]), &a);
+            }
+            const AlgoSpec last = algoOf(order.back());
+            add(PhaseOp::ALL_REDUCE, order.back(), line(order.back()), &last);
+            for (size_t i = order.size() - 1; i-- > 0;)
+            {
+                const AlgoSpec a = algoOf(order[i]);
+                add(PhaseOp::ALL_GATHER, order[i], line(order[i]), &a);
+            }
+            return plan;
+        }
+        for (uint32_t d : order)
+        {
+            const AlgoSpec a = algoOf(d);
+            add(op, d, line(d), &a);
+        }
+        return plan;
+    }
     if (bwAware)
     {
         std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
             return dims[a].bandwidthGBps > dims[b].bandwidthGBps;
         });
+    }
+    if (op == PhaseOp::ALL_REDUCE || op == PhaseOp::REDUCE_SCATTER || op == PhaseOp::ALL_GATHER)
+    {
+        std::vector<uint32_t> planned = order; // the order the switch below uses
+        if (op == PhaseOp::ALL_GATHER && bwAware)
+        {
+            std::reverse(planned.begin(), planned.end());
+        }
+        for (uint32_t d : planned)
+        {
+            plan.spanned.push_back(ScheduledDim{d,
+                                                static_cast<uint32_t>(coords[d].size()),
+                                                dims[d].bandwidthGBps * 1073741824.0 / 1e9});
+        }
+    }
+    if (dimOrder && !plan.spanned.empty())
+    {
+        std::vector<uint32_t> given = *dimOrder;
+        std::vector<uint32_t> mine = order;
+        std::sort(given.begin(), given.end());
+        std::sort(mine.begin(), mine.end());
+        if (given != mine)
+        {
+            throw std::logic_error("CollectivePlanner::Plan: the dimension order is not a "
+                                   "permutation of the collective's dimensions");
+        }
+        // a scheduled order (e.g. Themis): all-reduce = reduce-scatter in that order, then
+        // all-gather in the reverse order
+        if (op == PhaseOp::ALL_REDUCE)
+        {
+            for (uint32_t d : *dimOrder)
+            {
+                add(PhaseOp::REDUCE_SCATTER, d, line(d));
+            }
+            for (auto it = dimOrder->rbegin(); it != dimOrder->rend(); ++it)
+            {
+                add(PhaseOp::ALL_GATHER, *it, line(*it));
+            }
+            return plan;
+        }
+        for (uint32_t d : *dimOrder)
+        {
+            add(op, d, line(d));
+        }
+        return plan;
     }
     switch (op)
     {

@@ -10,6 +10,7 @@
 #define ASTRA_COLLECTIVE_PLANNER_H
 
 #include "collective-algorithm.h"
+#include "dimension-scheduler.h"
 #include "system-params.h"
 
 #include "ns3/topology.h"
@@ -33,7 +34,9 @@ struct CollectiveRequest
     std::string group;                   //!< pg_name ("" = all NPUs)
     std::vector<bool> involvedDim;       //!< dimensions it may span (empty = all)
     int32_t priority{0};                 //!< comm_priority (EXPLICIT scheduling)
-    std::string name;                    //!< workload node name (reports)
+    /// REDUCE, GATHER, SCATTER, BROADCAST: the root NPU (-1: the instance's first member)
+    int32_t root{-1};
+    std::string name; //!< workload node name (reports)
 };
 
 /// One phase of a planned collective, as one member runs it.
@@ -44,6 +47,12 @@ struct CollectivePhase
     PhaseAlgorithm algo;                                //!< algorithm and its step generator
     std::shared_ptr<const std::vector<uint32_t>> peers; //!< ordered members of this phase
     uint32_t myIndex{0};                                //!< the member's index in peers
+    /// a rooted phase: the members of this NPU's line along dim even where the NPU sits
+    /// the phase out (peers = itself); 0: peers->size()
+    uint32_t lineSize{0};
+    /// the dimension whose queues the phase's chunks wait in (dim, or the extra last
+    /// "dimension" of flat phases; compat: 0 for a communicator group, as the reference)
+    uint32_t queueDim{0};
     /// custom algorithm: the per-rank traces (index = rank), else null
     const std::vector<WorkloadGraph>* custom{nullptr};
 };
@@ -53,6 +62,11 @@ struct CollectivePlan
 {
     std::vector<CollectivePhase> phases; //!< in order; empty = nothing to exchange
     uint32_t anchor{0}; //!< smallest NPU of the collective instance (the same on every member)
+    /// the dimensions a hierarchical all-reduce, reduce-scatter or all-gather spans, in
+    /// the plan's order (empty otherwise): an inter-dimension scheduler may reorder them
+    /// per chunk (CollectivePlanner::Plan with a dimension order)
+    std::vector<ScheduledDim> spanned;
+    PhaseOp op{PhaseOp::ALL_REDUCE}; //!< the collective's operation
 
     /// \return the placement for reports, e.g. "ALL_REDUCE@dim0:ring" per phase, or "local"
     std::string Placement() const;
@@ -67,13 +81,24 @@ struct CollectivePlan
  *
  * - placement: members differing in one coordinate run on that dimension; a
  *   full sub-grid runs hierarchically over its dimensions; any other group
- *   runs one flat phase routed through the network (with a warning);
+ *   runs one flat phase routed through the network (with a warning); the
+ *   rooted operations (REDUCE, GATHER, SCATTER, BROADCAST, BARRIER) over a
+ *   sub-grid run one phase per dimension on the lines through the root (the
+ *   root from the request, e.g. the trace's comm_src / comm_dst);
  *   involved_dim restricts the all-NPU group to some dimensions;
  * - decomposition by collective-optimization (baseline, localBWAware) and
  *   the one* (flattened) implementations;
  * - algorithm choice per phase from the system parameters' lists, through
  *   the CollectiveAlgorithm registry (an algorithm that cannot run a phase
  *   falls back to ring, with a warning); custom traces take precedence.
+ *
+ * With SystemParams::compat the plan follows ASTRA-sim 2.0: a collective on
+ * all NPUs spans only the dimensions its algorithm list covers (the reference
+ * builds its logical topology over the listed dimensions), dimensions are
+ * visited in index order (all-gather in reverse), an all-reduce's phases all
+ * take the all-reduce list's algorithm, and a communicator group smaller than
+ * the network runs one phase over its members (ring when several algorithms
+ * are listed, else the one listed) in the queues of dimension 0.
  */
 class CollectivePlanner
 {
@@ -97,15 +122,42 @@ class CollectivePlanner
      * \param req the request
      * \param npu the issuing NPU (a member of \p members)
      * \param members the group's members, sorted
+     * \param dimOrder for a plan with spanned dimensions: visit them in this order (a
+     *        permutation of CollectivePlan::spanned's dimensions; an all-reduce then runs
+     *        reduce-scatter phases in this order and all-gather phases in the reverse
+     *        order); null: the planner's order
      * \return the plan
      */
     CollectivePlan Plan(const CollectiveRequest& req,
                         uint32_t npu,
-                        std::shared_ptr<const std::vector<uint32_t>> members) const;
+                        std::shared_ptr<const std::vector<uint32_t>> members,
+                        const std::vector<uint32_t>* dimOrder = nullptr) const;
+
+    /**
+     * \return the algorithm list of \p op (all-reduce-implementation for ALL_REDUCE and
+     * the rooted operations, ...)
+     * \param op the operation
+     */
+    const std::vector<AlgoSpec>& List(PhaseOp op) const;
 
   private:
+    /**
+     * Append the phases of a rooted operation over the dimensions \p V, one per
+     * dimension, each on this NPU's line with the line's root first (see
+     * Plan()); where this NPU takes no part, a phase of itself alone.
+     */
+    void AddRootedPhases(CollectivePlan& plan,
+                         uint32_t npu,
+                         PhaseOp op,
+                         uint32_t root,
+                         const std::vector<uint32_t>& V,
+                         const std::vector<std::vector<uint32_t>>& coords) const;
+    /// \return the root of a rooted request on \p members (validated; throws InputError)
+    uint32_t RootOf(const CollectiveRequest& req, const std::vector<uint32_t>& members) const;
     /// \return the configured algorithm of \p op on \p dim (-1: flat)
     AlgoSpec Configured(PhaseOp op, int32_t dim) const;
+    /// warn about algorithm lists shorter or longer than the dimension count (Setup)
+    void CheckListLengths() const;
     /**
      * Append a phase to \p plan: the configured (or \p forced) algorithm, or
      * ring if it cannot run there.

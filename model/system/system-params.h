@@ -70,6 +70,33 @@ enum class SchedulingPolicy : uint8_t
     EXPLICIT //!< highest comm_priority first, then FIFO
 };
 
+/// How a multi-dimensional collective's chunks are spread over the dimensions.
+enum class InterDimScheduling : uint8_t
+{
+    BASELINE, //!< every chunk visits the dimensions in the same order
+    THEMIS    //!< per chunk, the least loaded dimension first (Themis, ISCA 2022)
+};
+
+/// Which waiting chunk of a dimension's queue starts next.
+enum class IntraDimScheduling : uint8_t
+{
+    FIFO,          //!< by the scheduling-policy (collective order), chunks in order
+    SMALLEST_FIRST //!< the chunk with the least data in its current phase first (Themis SCF)
+};
+
+/**
+ * The collective library's protocol (NCCL's Simple, LL, LL128): its per-step
+ * latency, its launch latency and the bytes it puts on the wire per payload
+ * byte (LL: a 4-byte flag per 4 bytes; LL128: 8 of every 128 bytes).
+ */
+enum class CollProtocol : uint8_t
+{
+    NONE,   //!< no protocol model (the default)
+    SIMPLE, //!< NCCL Simple
+    LL,     //!< NCCL LL (low latency)
+    LL128   //!< NCCL LL128
+};
+
 /**
  * \ingroup astra-sim
  * Everything the system layer needs from the system configuration.
@@ -97,6 +124,20 @@ struct SystemParams
     double injectionScale{1};    //!< --injection-scale (scales the endpoint delay)
     bool rendezvous{false};      //!< --rendezvous-protocol (accepted; see doc)
     bool compat{false};          //!< ASTRA-sim 2.0 compatibility timing
+    /// inter-dimension-scheduling (baseline, themis)
+    InterDimScheduling interDim{InterDimScheduling::BASELINE};
+    /// intra-dimension-scheduling (FIFO, smallestFirst)
+    IntraDimScheduling intraDim{IntraDimScheduling::FIFO};
+    /// collective-protocol: per-step and launch latency, wire bytes (default model only)
+    CollProtocol protocol{CollProtocol::NONE};
+    /// collective-step-latency-ns: per dimension (a ring step's fixed cost); empty: the
+    /// protocol's NVLink latency on Ring / FullyConnected / Switch dimensions and its network
+    /// latency on switched fabrics (Clos, FatTree, RailClos), 0 without a protocol
+    std::vector<double> stepLatencyNs;
+    /// collective-launch-latency-ns: once per collective (negative: the protocol's)
+    double launchLatencyNs{-1};
+    /// reduction-fused: the reduction runs inside the copy (no local-mem-bw term)
+    bool reductionFused{false};
 };
 
 } // namespace astra

@@ -11,6 +11,7 @@
 #include "ns3/astra-limits.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -416,6 +417,29 @@ CheckWorkloads(const std::vector<std::shared_ptr<const WorkloadGraph>>& graphs,
                          n.pgName + "' (" + std::to_string(members->size()) +
                          " NPUs) but is not a member of it");
                     break;
+                }
+                // the root of a rooted collective (the application's rule: comm_dst for
+                // REDUCE / GATHER, comm_src for BROADCAST / SCATTER, else the other one)
+                {
+                    int64_t root = -1;
+                    if (n.collType == CollType::REDUCE || n.collType == CollType::GATHER)
+                    {
+                        root = n.commDst >= 0 ? n.commDst : n.commSrc;
+                    }
+                    else if (n.collType == CollType::BROADCAST || n.collType == CollType::SCATTER)
+                    {
+                        root = n.commSrc >= 0 ? n.commSrc : n.commDst;
+                    }
+                    if (root >= 0 &&
+                        (root > int64_t(std::numeric_limits<uint32_t>::max()) ||
+                         !std::binary_search(members->begin(), members->end(), uint32_t(root))))
+                    {
+                        fail(std::string(CollTypeName(n.collType)) + ": its root NPU " +
+                             std::to_string(root) + " (comm_src / comm_dst) is not a member of " +
+                             (n.pgName.empty() ? std::string("the NPUs")
+                                               : "communicator group '" + n.pgName + "'"));
+                        break;
+                    }
                 }
                 // a collective spanning its whole group (every dimension involved)
                 const bool whole =
