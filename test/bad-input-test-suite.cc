@@ -709,6 +709,24 @@ TraceCases(const Env& e)
         const std::string p = e.RawTraces("raw" + std::to_string(c.size()), 4, bytes);
         c.push_back({"trace: " + name, e.Runner4(p), 1, parts});
     };
+    traces(
+        "a BROADCAST whose root is not a member of its group",
+        [](uint32_t) {
+            WorkloadNode n = Coll(1, CollType::BROADCAST, 1024, "1");
+            n.commSrc = 3;
+            return std::vector<WorkloadNode>{n};
+        },
+        1,
+        {"BROADCAST: its root NPU 3", "not a member of communicator group '1'"},
+        "--comm-group-configuration=" + e.File("root-g.json", "{\"1\": [0, 1], \"2\": [2, 3]}"));
+    traces("a REDUCE whose root is beyond the topology",
+           [](uint32_t) {
+               WorkloadNode n = Coll(1, CollType::REDUCE, 1024);
+               n.commDst = 9;
+               return std::vector<WorkloadNode>{n};
+           },
+           1,
+           {"REDUCE: its root NPU 9", "not a member"});
     raw("an INVALID node",
         [](uint32_t) { return RawHeader() + RawNode(1, 0, {}); },
         {"node 1 'raw1' (INVALID)", "no operation"});
@@ -1367,6 +1385,71 @@ GroupCases(const Env& e)
         "{\"memory-type\": \"PER_NODE_MEMORY_EXPANSION\", \"remote-mem-bw\": 50, \"num-nodes\": 4, "
         "\"num-npus-per-node\": 2.5}",
         {"'num-npus-per-node'", "2.5"});
+    // memory nodes on the network (flow and RoCE backends): the remote-memory file's fabric
+    // keys and the network YAML's placement keys
+    const std::string pool = "{\"memory-type\": \"MEMORY_POOL\", \"remote-mem-bw\": 50, ";
+    auto memFlow = [&](const std::string& name,
+                       const std::string& json,
+                       std::vector<std::string> parts,
+                       const std::string& network = "") {
+        const std::string f = e.File("memf-" + std::to_string(c.size()) + ".json", json);
+        std::map<std::string, std::string> over;
+        if (!network.empty())
+        {
+            over["network"] = network;
+        }
+        c.push_back({"memory nodes: " + name,
+                     e.Runner(over, "--backend=flow --remote-memory-configuration=" + f),
+                     1,
+                     parts});
+    };
+    memFlow("memory-link-bw 0", pool + "\"memory-link-bw\": 0}", {"'memory-link-bw'", "> 0"});
+    memFlow("memory-link-bw 1e300",
+            pool + "\"memory-link-bw\": 1e300}",
+            {"'memory-link-bw'", "GB/s", "1e+300"});
+    memFlow("memory-link-latency -1",
+            pool + "\"memory-link-latency\": -1}",
+            {"'memory-link-latency'", ">= 0"});
+    memFlow("pool-count 0", pool + "\"pool-count\": 0}", {"'pool-count'", "from 1"});
+    memFlow("message-size 0", pool + "\"message-size\": 0}", {"'message-size'", "from 1"});
+    memFlow("outstanding-requests 0",
+            pool + "\"outstanding-requests\": 0}",
+            {"'outstanding-requests'", "from 1"});
+    memFlow("memory-capacity -1", pool + "\"memory-capacity\": -1}", {"'memory-capacity'", ">= 0"});
+    memFlow("a misspelled attach point",
+            pool + "\"memory-attach\": \"lef\"}",
+            {"'memory-attach'", "did you mean 'leaf'"});
+    memFlow(
+        "a memory dimension the network does not have",
+        pool + "\"memory-dimension\": 3}",
+        {"dimension 3 out of range", "1 dimension"},
+        e.File("memf-sw8.yml",
+               "topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n"));
+    const std::string memYaml =
+        "topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n";
+    memFlow("YAML: memory_bandwidth 1e300",
+            pool + "\"remote-mem-latency\": 0}",
+            {"memory_bandwidth", "outside the accepted range"},
+            e.File("memf-bw.yml", memYaml + "memory_placement: pool\nmemory_bandwidth: 1e300\n"));
+    memFlow("YAML: a misspelled placement",
+            pool + "\"remote-mem-latency\": 0}",
+            {"'memory_placement'", "did you mean 'pool'"},
+            e.File("memf-pl.yml", memYaml + "memory_placement: pools\n"));
+    memFlow("a memory type other than the YAML's placement",
+            "{\"memory-type\": \"PER_NPU_MEMORY_EXPANSION\", \"remote-mem-bw\": 50}",
+            {"does not match the network configuration's memory_placement pool"},
+            e.File("memf-mt.yml", memYaml + "memory_placement: pool\n"));
+    c.push_back({"memory nodes: --memory-isolated without a remote-memory file",
+                 e.Runner({}, "--backend=flow --memory-isolated=1"),
+                 1,
+                 {"--memory-isolated needs --remote-memory-configuration"}});
+    c.push_back({"memory nodes: --memory-isolated on the analytical backend",
+                 e.Runner({},
+                          "--memory-isolated=1 --remote-memory-configuration=" +
+                              e.File("memf-iso.json",
+                                     "{\"memory-type\": \"MEMORY_POOL\", \"remote-mem-bw\": 50}")),
+                 1,
+                 {"--memory-isolated applies to the flow and roce backends"}});
     // logical topology of the ns-3 variant
     {
         const std::string bad = e.File("logical-bad.json", "{\"logical-dims\": [\"4\", \"2\"]}");
@@ -1700,10 +1783,10 @@ CcCases(const Env& e)
                  e.Runner({}, cc + "RdmaCcDctcp"),
                  0,
                  {"congestion control ns3::RdmaCcDctcp", "derived from the topology"}});
-    c.push_back({"TIMELY runs (control)",
+    c.push_back({"TIMELY derives its base RTT (control)",
                  e.Runner({}, cc + "RdmaCcTimely"),
                  0,
-                 {"congestion control ns3::RdmaCcTimely"}});
+                 {"congestion control ns3::RdmaCcTimely", "derived from the topology"}});
     c.push_back({"Swift derives its base RTT (control)",
                  e.Runner({}, cc + "RdmaCcSwift"),
                  0,

@@ -716,12 +716,22 @@ ReadMemoryKeys(const RawConfig& cfg, Topology& t)
         }
         p.dimension = static_cast<int32_t>(x);
     }
-    auto positive = [&](const std::string& key, bool zeroOk) {
+    // in the range of every link (astra-limits.h): a rate (GB/s) or a latency (ns)
+    auto positive = [&](const std::string& key, bool latency) {
         const double x = cfg.Number(spelled[key], v[key]);
-        if (x < 0 || (!zeroOk && x == 0))
+        if (x < 0 || (!latency && x == 0))
         {
             cfg.Fail(spelled[key],
-                     "'" + v[key] + "' must be " + (zeroOk ? "non-negative" : "positive"));
+                     "'" + v[key] + "' must be " + (latency ? "non-negative" : "positive"));
+        }
+        const double lo = latency ? 0.0 : limits::kMinBandwidthGBps;
+        const double hi = latency ? limits::kMaxTimeNs : limits::kMaxBandwidthGBps;
+        if (x < lo || x > hi)
+        {
+            std::ostringstream os;
+            os << "'" << v[key] << "' is outside the accepted range " << lo << " to " << hi
+               << (latency ? " ns" : " GB/s");
+            cfg.Fail(spelled[key], os.str());
         }
         return x;
     };

@@ -791,12 +791,9 @@ ParseRemoteMemoryConfig(const std::string& path)
         }
         else if (key == "memory-link-bw" || key == "memory-uplink-bw")
         {
-            const double bw = v.NonNegative(1e9);
-            if (!(bw > 0))
-            {
-                FailKey(path, key, "must be > 0 (GB/s), found " + v.Text());
-            }
-            (key == "memory-link-bw" ? c.memoryLinkBw : c.memoryUplinkBw) = bw;
+            // the range of every link of the topology (astra-limits.h)
+            (key == "memory-link-bw" ? c.memoryLinkBw : c.memoryUplinkBw) =
+                v.Positive(limits::kMinBandwidthGBps, limits::kMaxBandwidthGBps, "GB/s");
         }
         else if (key == "memory-link-latency")
         {
