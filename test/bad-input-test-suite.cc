@@ -1125,6 +1125,20 @@ FileCases(const Env& e)
                      1,
                      {"error: "}});
     }
+    // YAML whose key is a list (found by fuzz-config and fuzz-config-txt: an escaping
+    // yaml-cpp conversion error)
+    c.push_back({"network YAML with a list as a key",
+                 e.Runner({{"network",
+                            e.File("listkey.yml",
+                                   "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\n"
+                                   "latency: [ 500 ]\n[bandwidth]: 3\n")}}),
+                 1,
+                 {"listkey.yml: a key must be a name, found a list (line 5)"}});
+    c.push_back(
+        {"RoCE attribute YAML with a mapping as a key",
+         e.Runner({}, "--backend=roce --roce-config=" + e.File("mapkey.yml", "{a: 1}: 2\n")),
+         1,
+         {"mapkey.yml: a key must be an attribute or type name"}});
     // traces
     {
         const std::string d = e.dir + "/tdir";

@@ -859,15 +859,25 @@ RoceConfigReader::ApplyAttributeFile(const std::string& path)
         }
         ++out.applied;
     };
+    // a key of YAML may be a list or a mapping: not a name here
+    auto name = [&](const YAML::Node& k) {
+        if (!k.IsScalar())
+        {
+            throw InputError(path + ": a key must be an attribute or type name, found a " +
+                             (k.IsSequence() ? "list" : "mapping or nothing") + " (line " +
+                             std::to_string(k.Mark().line + 1) + ")");
+        }
+        return k.as<std::string>();
+    };
     for (const auto& kv : root)
     {
-        const std::string key = kv.first.as<std::string>();
+        const std::string key = name(kv.first);
         if (kv.second.IsMap())
         {
             const std::string type = key.rfind("ns3::", 0) == 0 ? key : "ns3::" + key;
             for (const auto& inner : kv.second)
             {
-                const std::string attr = inner.first.as<std::string>();
+                const std::string attr = name(inner.first);
                 if (attr.find("::") != std::string::npos)
                 {
                     throw InputError(path + ": '" + attr + "' under '" + key +

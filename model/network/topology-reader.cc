@@ -272,6 +272,12 @@ ReadRaw(const std::string& path)
         }
         for (const auto& kv : root)
         {
+            if (!kv.first.IsScalar())
+            {
+                throw ConfigError(path + ": a key must be a name, found a " +
+                                  (kv.first.IsSequence() ? "list" : "mapping or nothing") +
+                                  " (line " + std::to_string(kv.first.Mark().line + 1) + ")");
+            }
             FlattenYaml(kv.second, kv.first.as<std::string>(), cfg);
         }
     }
