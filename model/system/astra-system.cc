@@ -915,8 +915,9 @@ AstraSystem::Enqueue(Stream* s)
     s->queue = q;
     s->queued = true;
     m_queues[q].waiting.push_back(s);
-    Pump(q);
-    if (!s->queued || m_compat)
+    // a stream Pump starts may run to its end at once and be freed with its collective:
+    // not touched after it started
+    if (Pump(q, s) || m_compat)
     {
         return;
     }
@@ -938,9 +939,10 @@ AstraSystem::Enqueue(Stream* s)
     }
 }
 
-void
-AstraSystem::Pump(uint32_t q)
+bool
+AstraSystem::Pump(uint32_t q, const Stream* watch)
 {
+    bool watched = false;
     Queue& qu = m_queues[q];
     while (qu.active < qu.capacity && !qu.waiting.empty())
     {
@@ -963,15 +965,17 @@ AstraSystem::Pump(uint32_t q)
         }
         if (best == SIZE_MAX)
         {
-            return;
+            return watched;
         }
         Stream* s = qu.waiting[best];
         qu.waiting.erase(qu.waiting.begin() + best);
         qu.active++;
         s->queue = q;
         s->queued = false;
+        watched = watched || s == watch;
         StartPhase(s);
     }
+    return watched;
 }
 
 void

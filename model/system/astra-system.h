@@ -532,7 +532,13 @@ class AstraSystem : public Object
     };
 
     void Enqueue(Stream* s);
-    void Pump(uint32_t q);
+    /**
+     * Start waiting streams of queue \p q while it has free slots.
+     * \param q the queue
+     * \param watch a stream of interest (may be null)
+     * \return whether \p watch was started (it may have finished and been freed since)
+     */
+    bool Pump(uint32_t q, const Stream* watch = nullptr);
     bool Before(const Stream* a, const Stream* b) const;
     void StartPhase(Stream* s);
     void StartStep(Stream* s);
