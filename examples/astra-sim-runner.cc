@@ -5,6 +5,13 @@
  *       --network-configuration=net.yml [--remote-memory-configuration=mem.json] \
  *       [--comm-group-configuration=groups.json] [--backend=analytical|flow|roce] [--compat=1]
  *       [--roce-config=roce.json|roce.yaml|config.txt] [--ns3::RdmaNetDevice::DataRate=...]
+ *       [--logical-topology-configuration=logical.json]
+ *
+ * The reference ns-3 backend's inputs are taken as its users bring them:
+ * --network-configuration=config.txt (HPCC / SimAI keys) gives the RoCE
+ * parameters and, through its TOPOLOGY_FILE, the network (a single switch or a
+ * two-tier leaf-spine; hpcc-topology-reader.h) and implies --backend=roce;
+ * --logical-topology-configuration must name the network's dimension sizes.
  *
  * With --backend=roce the topology is built as a real RoCEv2 fabric
  * (AstraFabricHelper: NPU nodes with one NIC per dimension link, switches,
@@ -18,7 +25,9 @@
  *
  * Prints ASTRA-sim's `sys[i] finished, ...` line per NPU, a summary with a
  * per-collective table, and writes npus.csv, collectives.csv and
- * timeline.json into --output-dir (default: --logging-folder). A progress
+ * timeline.json into --output-dir (default: --logging-folder); with
+ * --backend=roce also the fabric's files and summary lines as
+ * training-on-roce (fct.txt, pfc.txt, queue.txt, rate.txt; --plots: PNGs). A progress
  * line goes to stderr every --progress-seconds; a run that makes no progress
  * for --hang-ns of simulated time is reported (what every stuck NPU waits on,
  * RoCE messages in flight, PFC pause chains) and stopped.
@@ -32,11 +41,16 @@
 #include "ns3/astra-command-line.h"
 #include "ns3/astra-config.h"
 #include "ns3/astra-distributed.h"
+#include "ns3/astra-input.h"
+#include "ns3/astra-limits.h"
 #include "ns3/astra-paths.h"
 #include "ns3/astra-sim-helper.h"
 #include "ns3/core-module.h"
+#include "ns3/hpcc-topology-reader.h"
+#include "ns3/network-backend-factory.h"
 #include "ns3/network-module.h"
 #include "ns3/roce-backend.h"
+#include "ns3/roce-config-reader.h"
 #include "ns3/topology.h"
 #include "ns3/workload-loader.h"
 
@@ -103,25 +117,38 @@ Run(int argc, char* argv[])
     bool dropDangling = false;
     bool hwLimits = false;
     bool summary = true;
+    bool plots = false;
+    bool fabricOutputs = true;
+    uint64_t queueSampleNs = 1000;
     double progressSec = 5;
     uint64_t hangNs = 10000000;
     int64_t rngStream = -1;
     uint32_t textPasses = 1;
+    uint64_t maxTraceMib = limits::kMaxTraceFileBytes >> 20;
     std::string roceConfig;
     std::string logicalTopology;
     bool memoryIsolated = false;
     bool mpi = false;
     std::string partition = "block";
 
-    // --roce-config is applied before CommandLine::Parse so that --ns3::... values win
+    // --roce-config is applied before CommandLine::Parse so that --ns3::... values win; so is
+    // a network configuration that is the reference ns-3 backend's config.txt (its RoCE
+    // parameters; its TOPOLOGY_FILE is the network)
+    std::string hpccNetwork;
     for (int i = 1; i < argc; ++i)
     {
         const std::string a = argv[i];
         const std::string key = "--roce-config=";
+        const std::string net = "--network-configuration=";
         if (a.compare(0, key.size(), key) == 0)
         {
             roceConfig = a.substr(key.size());
             RoceBackend::ApplyConfigFile(roceConfig);
+        }
+        else if (a.compare(0, net.size(), net) == 0 && IsHpccConfigFile(a.substr(net.size())))
+        {
+            hpccNetwork = a.substr(net.size());
+            RoceConfigReader::ApplyHpccConfig(hpccNetwork, {"TOPOLOGY_FILE"});
         }
     }
 
@@ -143,11 +170,25 @@ Run(int argc, char* argv[])
                  logicalTopology);
     cmd.AddValue("logging-folder", "folder for logs and (by default) reports", loggingFolder);
     cmd.AddValue("output-dir", "folder for the report files (default: logging folder)", outputDir);
-    cmd.AddValue("num-queues-per-dim", "queues per dimension", queuesPerDim);
-    cmd.AddValue("compute-scale", "multiplies compute times", computeScale);
-    cmd.AddValue("comm-scale", "multiplies communication sizes", commScale);
-    cmd.AddValue("injection-scale", "multiplies the endpoint delay", injectionScale);
-    cmd.AddValue("rendezvous-protocol", "rendezvous protocol (accepted, no effect)", rendezvous);
+    cmd.AddValue("num-queues-per-dim",
+                 "queues per dimension",
+                 queuesPerDim,
+                 OptionRange::Closed(1, limits::kMaxQueuesPerDim));
+    cmd.AddValue("compute-scale",
+                 "multiplies compute times",
+                 computeScale,
+                 OptionRange::Closed(0, 1e6));
+    cmd.AddValue("comm-scale",
+                 "multiplies communication sizes",
+                 commScale,
+                 OptionRange::Positive(1e6));
+    cmd.AddValue("injection-scale",
+                 "multiplies the endpoint delay",
+                 injectionScale,
+                 OptionRange::Closed(0, 1e6));
+    cmd.AddValue("rendezvous-protocol",
+                 "rendezvous protocol (accepted, not modelled: warns when set)",
+                 rendezvous);
     cmd.AddValue("backend", "network backend: analytical, flow or roce", backendKind);
     cmd.AddValue("roce-config",
                  "RoCE parameters (JSON/YAML attribute file or HPCC/SimAI config.txt)",
@@ -160,16 +201,41 @@ Run(int argc, char* argv[])
                  "ASTRA-sim's feeder: one COMP and one communication node at a time (a RECV "
                  "holds none), ready nodes by increasing id",
                  hwLimits);
-    cmd.AddValue("text-passes", "training passes unrolled from a .txt workload", textPasses);
+    cmd.AddValue("text-passes",
+                 "training passes unrolled from a .txt workload",
+                 textPasses,
+                 OptionRange::Closed(1, limits::kMaxTextPasses));
+    cmd.AddValue("max-trace-mib",
+                 "largest Chakra trace file, and largest size a gzip trace may decompress to "
+                 "(MiB)",
+                 maxTraceMib,
+                 OptionRange::Closed(1, 1 << 20, "MiB"));
     cmd.AddValue("summary", "print the summary table", summary);
-    cmd.AddValue("progress-seconds", "wall seconds between progress lines (0: none)", progressSec);
+    cmd.AddValue("queue-sample-ns",
+                 "RoCE: queue sampling interval of queue.txt (ns)",
+                 queueSampleNs,
+                 OptionRange::Closed(1, 1e15, "ns"));
+    cmd.AddValue("plots",
+                 "RoCE: gnuplot PNGs of the busiest queues, the per-QP rates and the collective "
+                 "timeline into the output folder",
+                 plots);
+    cmd.AddValue("fabric-outputs",
+                 "RoCE: write fct.txt, pfc.txt, queue.txt and rate.txt and print the fabric "
+                 "summary (off by default with --mpi: they are per process there)",
+                 fabricOutputs);
+    cmd.AddValue("progress-seconds",
+                 "wall seconds between progress lines (0: none)",
+                 progressSec,
+                 OptionRange::Closed(0, 1e9, "s"));
     cmd.AddValue("rng-stream",
                  "RoCE: first random stream of the switches' ECN draws (-1: ns-3's automatic "
                  "numbering; >= 0: results independent of earlier scenarios in the process)",
-                 rngStream);
+                 rngStream,
+                 OptionRange::Closed(-1, 1e15));
     cmd.AddValue("hang-ns",
                  "simulated ns without progress after which the run is reported hung",
-                 hangNs);
+                 hangNs,
+                 OptionRange::Closed(1, 1e15, "ns"));
     cmd.AddValue("memory-isolated",
                  "flow / roce with memory nodes: their traffic on a private copy of the network "
                  "(the baseline of the collectives' slowdown from memory traffic)",
@@ -188,6 +254,23 @@ Run(int argc, char* argv[])
         Distributed::Enable(&argc, &argv); // input error if the build has no MPI
     }
     const bool root = Distributed::GetRank() == 0;
+    if (!hpccNetwork.empty())
+    {
+        // the reference ns-3 backend's inputs as they are: a packet-level run
+        if (!cmd.IsGiven("backend"))
+        {
+            backendKind = "roce";
+        }
+        else if (backendKind != "roce")
+        {
+            throw InputError("--network-configuration=" + hpccNetwork +
+                             " is an ns-3 backend config.txt (RoCE parameters and a "
+                             "TOPOLOGY_FILE): it describes the packet-level fabric; use "
+                             "--backend=roce (the default with such a file) or a network YAML");
+        }
+    }
+    // attributes of the fabric (--ns3::Rdma..., --roce-config) need the fabric
+    AstraSimScenario::CheckGivenAttributes(backendKind);
 
     if (workload.empty() || system.empty() || network.empty())
     {
@@ -197,6 +280,9 @@ Run(int argc, char* argv[])
 
     // every input file goes through its one parser (astra-config.h, Topology::FromFile);
     // an error ends the program with its message and status 1 (RunMain)
+    const std::string dir = outputDir.empty() ? loggingFolder : outputDir;
+    AstraSimScenario::PrepareOutputDir(dir);
+
     AstraSimScenario sc;
     SetAttributeFromOption(*sc.GetMonitor(),
                            "ProgressInterval",
@@ -208,7 +294,26 @@ Run(int argc, char* argv[])
                            "--hang-ns=" + std::to_string(hangNs));
     sc.SetRngStreams(rngStream);
     {
-        auto topo = std::make_shared<Topology>(Topology::FromFile(network));
+        std::shared_ptr<Topology> topo;
+        if (hpccNetwork.empty())
+        {
+            topo = std::make_shared<Topology>(Topology::FromFile(network));
+        }
+        else
+        {
+            const std::string topoFile = HpccTopologyFileOf(hpccNetwork);
+            if (topoFile.empty())
+            {
+                throw InputError(hpccNetwork +
+                                 ": an ns-3 backend config.txt without TOPOLOGY_FILE: the "
+                                 "network is not described (give TOPOLOGY_FILE, or a network "
+                                 "YAML as --network-configuration and this file as --roce-config)");
+            }
+            topo = std::make_shared<Topology>(ReadHpccTopology(topoFile));
+            std::cout << "network: " << hpccNetwork << " (ns-3 backend config.txt): RoCE "
+                      << "parameters from it, topology " << topoFile << " (" << topo->GetNpuCount()
+                      << " NPUs, " << DimTypeName(topo->GetDimensions()[0].type) << ")\n";
+        }
         if (!logicalTopology.empty())
         {
             CheckLogicalTopology(logicalTopology, *topo);
@@ -224,7 +329,21 @@ Run(int argc, char* argv[])
         std::vector<std::shared_ptr<const WorkloadGraph>> graphs;
         WorkloadLoadOptions lopts;
         lopts.chakra.dropDanglingCtrlDeps = dropDangling;
+        lopts.chakra.maxFileBytes = maxTraceMib << 20;
         lopts.text.numPasses = textPasses;
+        if (cmd.IsGiven("text-passes") && !IsTextWorkload(workload))
+        {
+            throw InputError("--text-passes=" + std::to_string(textPasses) +
+                             " applies to a text workload (.txt); " + workload +
+                             " is a Chakra prefix");
+        }
+        if (rendezvous)
+        {
+            WarnNotModelled("--rendezvous-protocol",
+                            "rendezvous-protocol",
+                            "1",
+                            "messages are sent eagerly");
+        }
         for (auto& g : LoadWorkload(workload, topo->GetNpuCount(), lopts))
         {
             graphs.push_back(std::make_shared<WorkloadGraph>(std::move(g)));
@@ -258,8 +377,41 @@ Run(int argc, char* argv[])
         }
         sc.Build();
     }
+    sc.PrintFabricConfig(std::cout);
+    sc.WarnUnusedAttributes();
+    if (mpi)
+    {
+        // every rank simulates its own part of the fabric: its files and counters are not
+        // gathered, so they are not written (doc/distributed.rst)
+        if (fabricOutputs && cmd.IsGiven("fabric-outputs"))
+        {
+            throw InputError("--fabric-outputs=1 with --mpi: the fabric's files and summary are "
+                             "per process in a distributed run and are not gathered to rank 0");
+        }
+        if (plots)
+        {
+            throw InputError("--plots with --mpi: the fabric's queues and rates are per process "
+                             "in a distributed run");
+        }
+        fabricOutputs = false;
+    }
+    // RoCE: the fabric's files, as training-on-roce writes them (nothing on other backends)
+    if (fabricOutputs)
+    {
+        sc.EnableFabricOutputs(dir, NanoSeconds(queueSampleNs), Seconds(1e6));
+    }
+    else if (plots)
+    {
+        throw InputError("--plots draws from the fabric's files: it needs --fabric-outputs=1");
+    }
+    if (plots && !NetworkBackendFactory::NeedsFabric(backendKind))
+    {
+        throw InputError("--plots draws the RoCE fabric's queues and rates: it needs "
+                         "--backend=roce");
+    }
 
     int rc = sc.Run();
+    sc.CloseFabricOutputs();
     if (!root)
     {
         // rank 0 prints and writes the reports of every rank
@@ -272,6 +424,10 @@ Run(int argc, char* argv[])
     if (summary)
     {
         sc.PrintSummary(std::cout);
+        if (fabricOutputs)
+        {
+            sc.PrintFabricSummary(std::cout);
+        }
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         std::cout << "wall " << std::fixed << std::setprecision(3) << sc.GetWallSeconds()
@@ -289,18 +445,20 @@ Run(int argc, char* argv[])
             }
         }
     }
-    std::string dir = outputDir.empty() ? loggingFolder : outputDir;
-    if (!dir.empty())
+    try
     {
-        try
-        {
-            sc.WriteReports(dir);
-        }
-        catch (const std::exception& e)
-        {
-            std::cerr << "error: " << e.what() << std::endl;
-            rc = rc ? rc : 1;
-        }
+        sc.WriteReports(dir);
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        rc = rc ? rc : 1;
+    }
+    if (plots)
+    {
+        std::string msg;
+        sc.WritePlots(msg);
+        std::cout << "plots: " << msg << "\n";
     }
     sc.Destroy();
     Distributed::Disable();

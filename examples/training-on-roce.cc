@@ -11,8 +11,10 @@
  *
  * Prints ASTRA-sim's per-NPU lines, a per-collective table (bytes, time,
  * algbw, busbw) and the fabric's PFC / ECN / CNP / drop counts; writes
- * npus.csv, collectives.csv, timeline.json, fct.txt, pfc.txt and queue.txt
- * into the output directory. Every RoCE parameter is an ns-3 attribute: set
+ * npus.csv, collectives.csv, timeline.json, fct.txt, pfc.txt, queue.txt and
+ * rate.txt into the output directory (each trace file bounded by a size cap;
+ * AstraFabricOutputs), and with --plots gnuplot PNGs of the busiest queues, the
+ * per-QP rates and the collective timeline. Every RoCE parameter is an ns-3 attribute: set
  * it with --ns3::Type::Attribute=value or in the --roce-config file (applied
  * first, so the command line wins).
  */
@@ -20,6 +22,7 @@
 #include "ns3/astra-command-line.h"
 #include "ns3/astra-config.h"
 #include "ns3/astra-input.h"
+#include "ns3/astra-limits.h"
 #include "ns3/astra-paths.h"
 #include "ns3/astra-sim-helper.h"
 #include "ns3/config.h"
@@ -91,7 +94,9 @@ Run(int argc, char* argv[])
     std::string partition = "dim0-line";
     uint32_t systems = 1;
     bool pcap = false;
+    bool plots = false;
     uint32_t textPasses = 1;
+    uint64_t maxTraceMib = limits::kMaxTraceFileBytes >> 20;
     bool dropDangling = false;
     bool hwLimits = false;
     std::string remoteMemory;
@@ -123,24 +128,69 @@ Run(int argc, char* argv[])
                  "JSON/YAML file of ns-3 attribute defaults (applied before --ns3::...)",
                  roceConfig);
     cmd.AddValue("output-dir", "folder for the report files", outputDir);
-    cmd.AddValue("scale-up-npus", "NPUs per scale-up switch (dimension 0)", scaleUpNpus);
-    cmd.AddValue("scale-up-GBps", "scale-up link bandwidth (GB/s, GB = 2^30)", scaleUpGBps);
-    cmd.AddValue("scale-up-latency", "scale-up link latency (ns)", scaleUpLatency);
-    cmd.AddValue("scale-out-Gbps", "scale-out link rate (Gbit/s)", scaleOutGbps);
-    cmd.AddValue("scale-out-latency", "scale-out link latency (ns)", scaleOutLatency);
-    cmd.AddValue("hosts-per-leaf", "scale-out Clos: NPUs per leaf switch", hostsPerLeaf);
-    cmd.AddValue("spines", "scale-out Clos: spines (0: a single Switch instead)", spines);
-    cmd.AddValue("peak-perf", "roofline peak (TFLOPS), when no system file", peakPerf);
-    cmd.AddValue("local-mem-bw", "local memory bandwidth (GB/s), when no system file", localMemBw);
-    cmd.AddValue("splits", "preferred-dataset-splits, when no system file", splits);
-    cmd.AddValue("active-chunks", "active-chunks-per-dimension, when no system file", activeChunks);
-    cmd.AddValue("comm-scale", "multiplies communication sizes", commScale);
-    cmd.AddValue("compute-scale", "multiplies compute times", computeScale);
+    cmd.AddValue("scale-up-npus",
+                 "NPUs per scale-up switch (dimension 0)",
+                 scaleUpNpus,
+                 OptionRange::Closed(1, 8));
+    cmd.AddValue("scale-up-GBps",
+                 "scale-up link bandwidth (GB/s, GB = 2^30)",
+                 scaleUpGBps,
+                 OptionRange::Positive(limits::kMaxBandwidthGBps, "GB/s"));
+    cmd.AddValue("scale-up-latency",
+                 "scale-up link latency (ns)",
+                 scaleUpLatency,
+                 OptionRange::Closed(0, limits::kMaxTimeNs, "ns"));
+    cmd.AddValue("scale-out-Gbps",
+                 "scale-out link rate (Gbit/s)",
+                 scaleOutGbps,
+                 OptionRange::Positive(8e6, "Gbit/s"));
+    cmd.AddValue("scale-out-latency",
+                 "scale-out link latency (ns)",
+                 scaleOutLatency,
+                 OptionRange::Closed(0, limits::kMaxTimeNs, "ns"));
+    cmd.AddValue("hosts-per-leaf",
+                 "scale-out Clos: NPUs per leaf switch",
+                 hostsPerLeaf,
+                 OptionRange::Closed(1, limits::kMaxNpus));
+    cmd.AddValue("spines",
+                 "scale-out Clos: spines (0: a single Switch instead)",
+                 spines,
+                 OptionRange::Closed(0, limits::kMaxNpus));
+    cmd.AddValue("peak-perf",
+                 "roofline peak (TFLOPS), when no system file",
+                 peakPerf,
+                 OptionRange::Positive(limits::kMaxPeakPerfTflops, "TFLOPS"));
+    cmd.AddValue("local-mem-bw",
+                 "local memory bandwidth (GB/s), when no system file",
+                 localMemBw,
+                 OptionRange::Positive(limits::kMaxBandwidthGBps, "GB/s"));
+    cmd.AddValue("splits",
+                 "preferred-dataset-splits, when no system file",
+                 splits,
+                 OptionRange::Closed(1, limits::kMaxSplits));
+    cmd.AddValue("active-chunks",
+                 "active-chunks-per-dimension, when no system file",
+                 activeChunks,
+                 OptionRange::Closed(1, limits::kMaxActiveChunks));
+    cmd.AddValue("comm-scale",
+                 "multiplies communication sizes",
+                 commScale,
+                 OptionRange::Positive(1e6));
+    cmd.AddValue("compute-scale",
+                 "multiplies compute times",
+                 computeScale,
+                 OptionRange::Closed(0, 1e6));
     cmd.AddValue("partition",
                  "system-id partition: none, round-robin, block, dim0-line, scale-up, leaf, pod",
                  partition);
-    cmd.AddValue("systems", "number of ns-3 system ids (logical processes)", systems);
-    cmd.AddValue("queue-sample-ns", "queue sampling interval (ns)", queueSampleNs);
+    cmd.AddValue("systems",
+                 "number of ns-3 system ids (logical processes)",
+                 systems,
+                 OptionRange::Closed(1, 1e6));
+    cmd.AddValue("queue-sample-ns",
+                 "queue sampling interval (ns)",
+                 queueSampleNs,
+                 OptionRange::Closed(1, 1e15, "ns"));
     cmd.AddValue("remote-memory-configuration", "remote memory JSON", remoteMemory);
     cmd.AddValue("drop-dangling-ctrl-deps",
                  "ignore control deps naming absent nodes",
@@ -148,27 +198,65 @@ Run(int argc, char* argv[])
     cmd.AddValue("reference-hw-limits",
                  "one COMP and one communication node at a time (ASTRA-sim's feeder)",
                  hwLimits);
-    cmd.AddValue("text-passes", "training passes unrolled from a .txt workload", textPasses);
+    cmd.AddValue("text-passes",
+                 "training passes unrolled from a .txt workload",
+                 textPasses,
+                 OptionRange::Closed(1, limits::kMaxTextPasses));
+    cmd.AddValue("max-trace-mib",
+                 "largest Chakra trace file, and largest size a gzip trace may decompress to "
+                 "(MiB)",
+                 maxTraceMib,
+                 OptionRange::Closed(1, 1 << 20, "MiB"));
     cmd.AddValue("pcap", "write pcap files of every NIC and switch port", pcap);
-    cmd.AddValue("max-sim-ms", "stop the simulation at this time (ms) if not finished", maxSimMs);
-    cmd.AddValue("progress-seconds", "wall seconds between progress lines (0: none)", progressSec);
+    cmd.AddValue("plots",
+                 "gnuplot PNGs of the busiest queues, the per-QP rates and the collective "
+                 "timeline into the output folder",
+                 plots);
+    cmd.AddValue("max-sim-ms",
+                 "stop the simulation at this time (ms) if not finished",
+                 maxSimMs,
+                 OptionRange::Positive(1e9, "ms"));
+    cmd.AddValue("progress-seconds",
+                 "wall seconds between progress lines (0: none)",
+                 progressSec,
+                 OptionRange::Closed(0, 1e9, "s"));
     cmd.AddValue("rng-stream",
                  "RoCE: first random stream of the switches' ECN draws (-1: ns-3's automatic "
                  "numbering; >= 0: results independent of earlier scenarios in the process)",
-                 rngStream);
+                 rngStream,
+                 OptionRange::Closed(-1, 1e15));
     cmd.AddValue("hang-ns",
                  "simulated ns without progress after which the run is reported hung",
-                 hangNs);
+                 hangNs,
+                 OptionRange::Closed(1, 1e15, "ns"));
     cmd.Parse(argc, argv);
-    if (queueSampleNs == 0)
+    // options that only shape the built-in defaults have no effect beside a file
+    for (const char* o : {"peak-perf", "local-mem-bw", "splits", "active-chunks"})
     {
-        throw InputError("--queue-sample-ns=0: the sampling interval must be > 0");
+        if (!system.empty() && cmd.IsGiven(o))
+        {
+            throw InputError(std::string("--") + o +
+                             " sets the default system and has no effect with "
+                             "--system-configuration (set the key in that file)");
+        }
     }
-    if (!(maxSimMs > 0) || maxSimMs > 1e9)
+    for (const char* o : {"scale-up-npus",
+                          "scale-up-GBps",
+                          "scale-up-latency",
+                          "scale-out-Gbps",
+                          "scale-out-latency",
+                          "hosts-per-leaf",
+                          "spines"})
     {
-        throw InputError("--max-sim-ms=" + std::to_string(maxSimMs) +
-                         ": expected a time limit from >0 to 1e9 ms");
+        if (!network.empty() && cmd.IsGiven(o))
+        {
+            throw InputError(std::string("--") + o +
+                             " shapes the default network and has no effect with "
+                             "--network-configuration");
+        }
     }
+
+    AstraSimScenario::PrepareOutputDir(outputDir);
 
     AstraSimScenario sc;
     SetAttributeFromOption(*sc.GetMonitor(),
@@ -248,6 +336,13 @@ Run(int argc, char* argv[])
         WorkloadLoadOptions lopts;
         lopts.text.numPasses = textPasses;
         lopts.chakra.dropDanglingCtrlDeps = dropDangling;
+        lopts.chakra.maxFileBytes = maxTraceMib << 20;
+        if (cmd.IsGiven("text-passes") && !IsTextWorkload(workload))
+        {
+            throw InputError("--text-passes=" + std::to_string(textPasses) +
+                             " applies to a text workload (.txt); " + workload +
+                             " is a Chakra prefix");
+        }
         for (auto& g : LoadWorkload(workload, npus, lopts))
         {
             graphs.push_back(std::make_shared<WorkloadGraph>(std::move(g)));
@@ -285,24 +380,10 @@ Run(int argc, char* argv[])
         sc.Build();
     }
 
-    mkdir(outputDir.c_str(), 0755);
     AstraFabricHelper& fabric = sc.GetFabric();
     NodeContainer all = fabric.GetAllNodes();
-    NodeContainer forwarding; // switches and NPUs that relay transit traffic
-    for (uint32_t i = 0; i < all.GetN(); ++i)
-    {
-        if (all.Get(i)->GetObject<RdmaSwitch>())
-        {
-            forwarding.Add(all.Get(i));
-        }
-    }
-    // the fabric team's writers: FCT (receiver completions), PFC events, sampled queues
-    RdmaFctWriter fct(outputDir + "/fct.txt");
-    fct.Install(fabric.GetNpus());
-    RdmaPfcWriter pfc(outputDir + "/pfc.txt");
-    pfc.Install(forwarding);
-    RdmaQueueSampler queues(outputDir + "/queue.txt", NanoSeconds(queueSampleNs));
-    queues.Install(forwarding, Seconds(0), MilliSeconds(maxSimMs));
+    // the fabric's files: FCT, PFC events, sampled queues, per-QP rates (bounded)
+    sc.EnableFabricOutputs(outputDir, NanoSeconds(queueSampleNs), MilliSeconds(maxSimMs));
     if (pcap)
     {
         fabric.GetRdmaHelper().EnablePcap(outputDir + "/roce", all);
@@ -319,14 +400,15 @@ Run(int argc, char* argv[])
                   << " Gbps, " << s.latencyNs << " ns\n";
     }
 
+    sc.PrintFabricConfig(std::cout);
+    sc.WarnUnusedAttributes();
+
     int rc = sc.Run(MilliSeconds(maxSimMs));
     sc.PrintStatus(std::cerr);
     sc.PrintNpuLines(std::cout);
     sc.PrintSummary(std::cout);
-    fct.Close();
-    pfc.Close();
-    queues.Close();
-    sc.PrintFabricSummary(std::cout, &fct);
+    sc.CloseFabricOutputs();
+    sc.PrintFabricSummary(std::cout);
     try
     {
         sc.WriteReports(outputDir);
@@ -337,7 +419,13 @@ Run(int argc, char* argv[])
         rc = rc ? rc : 1;
     }
     std::cout << "reports in " << outputDir
-              << "/: npus.csv collectives.csv timeline.json fct.txt pfc.txt queue.txt\n";
+              << "/: npus.csv collectives.csv timeline.json fct.txt pfc.txt queue.txt rate.txt\n";
+    if (plots)
+    {
+        std::string msg;
+        sc.WritePlots(msg);
+        std::cout << "plots: " << msg << "\n";
+    }
     sc.Destroy();
     return rc;
 }

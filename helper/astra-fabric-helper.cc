@@ -1,6 +1,7 @@
 #include "astra-fabric-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/astra-command-line.h"
 #include "ns3/astra-diagnostics.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
@@ -527,6 +528,7 @@ AstraFabricHelper::ConfigureFromFabric()
             if (baseRtt.IsStrictlyPositive())
             {
                 hs->SetAttribute("BaseRtt", TimeValue(baseRtt));
+                m_derivedBaseRtt = baseRtt;
             }
         }
     }
@@ -546,6 +548,21 @@ AstraFabricHelper::ConfigureFromFabric()
             needInt = needInt || cc->NeedsInt();
         }
     }
+    if (needInt)
+    {
+        // a user who turned INT off explicitly contradicts the congestion control
+        for (const auto& a : GetGivenAttributes())
+        {
+            if (a.name == "ns3::RdmaSwitch::IntEnabled" &&
+                (a.value == "false" || a.value == "0" || a.value == "f"))
+            {
+                throw InputError(a.where + ": ns3::RdmaSwitch::IntEnabled=" + a.value +
+                                 " contradicts the congestion control: HPCC needs INT (in-band "
+                                 "telemetry) from every switch; leave IntEnabled unset (it is "
+                                 "turned on) or choose another congestion control");
+            }
+        }
+    }
     NodeContainer all = GetAllNodes();
     for (uint32_t i = 0; i < all.GetN(); ++i)
     {
@@ -556,6 +573,9 @@ AstraFabricHelper::ConfigureFromFabric()
         }
         if (needInt)
         {
+            BooleanValue on;
+            sw->GetAttribute("IntEnabled", on);
+            m_intAuto = m_intAuto || !on.Get();
             sw->SetAttribute("IntEnabled", BooleanValue(true));
         }
         const std::string err = sw->GetMmu()->CheckConfiguration();
@@ -564,6 +584,18 @@ AstraFabricHelper::ConfigureFromFabric()
             throw InputError(err);
         }
     }
+}
+
+Time
+AstraFabricHelper::GetDerivedBaseRtt() const
+{
+    return m_derivedBaseRtt;
+}
+
+bool
+AstraFabricHelper::IsIntAutoEnabled() const
+{
+    return m_intAuto;
 }
 
 Time

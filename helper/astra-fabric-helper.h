@@ -169,6 +169,11 @@ class AstraFabricHelper
      */
     Time ComputeBaseRtt(uint32_t mtu) const;
 
+    /// \return the base RTT Install gave host stacks without one (0: none derived)
+    Time GetDerivedBaseRtt() const;
+    /// \return whether Install turned INT on because a congestion control needs it
+    bool IsIntAutoEnabled() const;
+
     /**
      * Fix the random streams of the fabric's switches and forwarders (ECN
      * marking draws), so that a run does not depend on how many random
@@ -259,6 +264,8 @@ class AstraFabricHelper
     std::vector<uint32_t> m_group;  //!< group policies: system id per node (UINT32_MAX: none)
     FabricCut m_cut;                //!< the partition's cut
     std::vector<std::pair<Ptr<RdmaNetDevice>, Ptr<RdmaNetDevice>>> m_linkDevs;
+    Time m_derivedBaseRtt{0}; //!< base RTT given to host stacks without one
+    bool m_intAuto{false};    //!< INT turned on for a congestion control that needs it
 };
 
 } // namespace astra

@@ -230,16 +230,22 @@ void
 AstraRunMonitor::OnLosslessDrop(uint32_t node, uint32_t port, uint8_t prio, const RdmaMeta& meta)
 {
     ++m_losslessDrops;
-    if (m_drops.size() < m_maxLines)
+    // one entry per (node, ingress port, priority): the first drop there and a count
+    for (auto& d : m_drops)
     {
-        m_drops.push_back({Simulator::Now(),
-                           node,
-                           port,
-                           prio,
-                           RdmaAddressing::IpToHostIndex(meta.srcIp),
-                           RdmaAddressing::IpToHostIndex(meta.dstIp),
-                           meta.psn});
+        if (d.node == node && d.port == port && d.prio == prio)
+        {
+            ++d.count;
+            return;
+        }
     }
+    m_drops.push_back({Simulator::Now(),
+                       node,
+                       port,
+                       prio,
+                       RdmaAddressing::IpToHostIndex(meta.srcIp),
+                       RdmaAddressing::IpToHostIndex(meta.dstIp),
+                       meta.psn});
 }
 
 void
@@ -421,6 +427,72 @@ AstraRunMonitor::NodeLabel(Ptr<Node> node)
 }
 
 std::string
+AstraRunMonitor::DescribeFirstStuck() const
+{
+    // the first NPU (lowest id) that finished none of its nodes; else the one with the fewest
+    int first = -1;
+    int fewest = -1;
+    for (uint32_t i = 0; i < m_apps.size(); ++i)
+    {
+        const auto& a = m_apps[i];
+        if (a->IsFinished())
+        {
+            continue;
+        }
+        if (a->GetStats().nodes == 0 && first < 0)
+        {
+            first = int(i);
+        }
+        if (fewest < 0 || a->GetStats().nodes < m_apps[fewest]->GetStats().nodes)
+        {
+            fewest = int(i);
+        }
+    }
+    if (fewest < 0)
+    {
+        return "";
+    }
+    const uint32_t i = static_cast<uint32_t>(first >= 0 ? first : fewest);
+    const auto& a = m_apps[i];
+    std::ostringstream os;
+    if (first >= 0)
+    {
+        os << "first NPU that could not start: NPU " << a->GetNpuId() << " (none of its "
+           << a->GetGraph()->nodes.size() << " nodes finished)";
+    }
+    else
+    {
+        os << "every unfinished NPU got past its start; the one with the fewest nodes done: NPU "
+           << a->GetNpuId() << " (" << a->GetStats().nodes << " of " << a->GetGraph()->nodes.size()
+           << ")";
+    }
+    std::vector<uint64_t> ids = m_running[i];
+    std::sort(ids.begin(), ids.end());
+    if (!ids.empty())
+    {
+        if (const WorkloadNode* n = a->GetGraph()->Find(ids.front()))
+        {
+            os << ": it waits on node " << n->id << " '" << n->name << "' "
+               << NodeKindName(n->kind);
+            if (n->kind == NodeKind::COMM_RECV)
+            {
+                os << " (RECV from NPU " << n->commSrc << " tag " << n->commTag << ")";
+            }
+            else if (n->kind == NodeKind::COMM_SEND)
+            {
+                os << " (SEND to NPU " << n->commDst << " tag " << n->commTag << ")";
+            }
+        }
+    }
+    else
+    {
+        os << ": no node of it runs (its ready nodes wait on dependencies)";
+    }
+    os << " (" << a->GetGraph()->file << ")\n";
+    return os.str();
+}
+
+std::string
 AstraRunMonitor::DescribeWaits() const
 {
     std::ostringstream os;
@@ -497,18 +569,22 @@ AstraRunMonitor::DescribeLosslessDrops() const
     {
         return "";
     }
-    os << "lossless drops: " << m_losslessDrops << " (PFC headroom exhausted or PFC not honoured "
-       << "upstream)\n";
+    os << "lossless drops: " << m_losslessDrops << " frame(s) at " << m_drops.size()
+       << " (node, port, priority) (PFC headroom exhausted or PFC not honoured upstream)\n";
+    uint32_t shown = 0;
     for (const auto& d : m_drops)
     {
+        if (++shown > m_maxLines)
+        {
+            os << "    ... and " << (m_drops.size() - m_maxLines)
+               << " more (node, port, priority)\n";
+            break;
+        }
         Ptr<Node> n = d.node < NodeList::GetNNodes() ? NodeList::GetNode(d.node) : nullptr;
-        os << "    at " << d.time.GetNanoSeconds() << " ns: " << NodeLabel(n) << " ingress port "
-           << d.port << " priority " << unsigned(d.prio) << ", packet host " << d.src << " -> host "
-           << d.dst << " PSN " << d.psn << "\n";
-    }
-    if (m_losslessDrops > m_drops.size())
-    {
-        os << "    ... and " << (m_losslessDrops - m_drops.size()) << " more\n";
+        os << "    " << NodeLabel(n) << " ingress port " << d.port << " priority "
+           << unsigned(d.prio) << ": " << d.count << " frame(s), the first at "
+           << d.time.GetNanoSeconds() << " ns (packet host " << d.src << " -> host " << d.dst
+           << " PSN " << d.psn << ")\n";
     }
     return os.str();
 }
@@ -715,6 +791,7 @@ AstraRunMonitor::ReportHang()
        << Simulator::Now().GetNanoSeconds() << " ns with " << (m_apps.size() - m_finished) << " of "
        << m_apps.size() << " NPUs unfinished and " << m_backend->GetPendingMessages()
        << " message(s) in flight\n";
+    os << DescribeFirstStuck();
     os << DescribeWaits();
     if (m_roce)
     {

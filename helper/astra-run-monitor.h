@@ -129,6 +129,13 @@ class AstraRunMonitor : public Object
     /// \return per unfinished NPU: the graph nodes it waits on and its collectives
     std::string DescribeWaits() const;
     /**
+     * \return the first NPU (lowest id) that could not start (finished none of
+     * its nodes) and the node it waits on; if every unfinished NPU got past
+     * its start, the one with the fewest nodes done ("" if all finished).
+     * The hang report begins with it.
+     */
+    std::string DescribeFirstStuck() const;
+    /**
      * Paused (port, priority) pairs of the watched fabric, the pause chain
      * (port X is paused by the ingress of its peer Y, whose frames wait at
      * Y's paused egress ports, ...) and a cycle of it if there is one.
@@ -148,16 +155,17 @@ class AstraRunMonitor : public Object
     void DoDispose() override;
 
   private:
-    /// One recorded lossless drop.
+    /// The lossless drops of one (node, ingress port, priority): the first and a count.
     struct LosslessDrop
     {
-        Time time;     //!< when
-        uint32_t node; //!< node id
-        uint32_t port; //!< ingress port
-        uint8_t prio;  //!< priority
-        uint32_t src;  //!< source host index
-        uint32_t dst;  //!< destination host index
-        uint32_t psn;  //!< PSN
+        Time time;         //!< when
+        uint32_t node;     //!< node id
+        uint32_t port;     //!< ingress port
+        uint8_t prio;      //!< priority
+        uint32_t src;      //!< source host index
+        uint32_t dst;      //!< destination host index
+        uint32_t psn;      //!< PSN
+        uint64_t count{1}; //!< frames dropped there
     };
 
     void Check();                     //!< periodic hang check (every HangTimeout / 2)
@@ -193,7 +201,7 @@ class AstraRunMonitor : public Object
     std::vector<uint32_t> m_index;                     //!< NPU id -> index of its app
     std::vector<Ptr<RdmaNetDevice>> m_devs;            //!< watched devices
     std::vector<Time> m_pauseSince;                    //!< per device x 8 priorities
-    std::vector<LosslessDrop> m_drops;                 //!< first lossless drops
+    std::vector<LosslessDrop> m_drops;                 //!< per (node, port, priority)
     uint64_t m_losslessDrops{0};                       //!< lossless drops seen
     uint64_t m_events{0};                              //!< node starts + ends + finishes
     int64_t m_runningCompute{0};                       //!< COMP / MEM nodes running

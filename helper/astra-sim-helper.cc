@@ -10,6 +10,7 @@
 #include "ns3/flow-backend.h"
 #include "ns3/network-backend-factory.h"
 #include "ns3/simulator.h"
+#include "ns3/workload-check.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -43,6 +44,12 @@ AstraSimHelper::SetMemoryModel(Ptr<MemoryModel> mem)
 }
 
 void
+AstraSimHelper::SetWorkloadCheck(bool check)
+{
+    m_checkWorkloads = check;
+}
+
+void
 AstraSimHelper::SetAttribute(const std::string& name, const AttributeValue& value)
 {
     m_factory.Set(name, value);
@@ -62,6 +69,11 @@ AstraSimHelper::Install(NodeContainer nodes)
                                  " workload graphs for a network of " +
                                  std::to_string(m_ctx->GetNpuCount()) + " NPUs");
     }
+    // the traces as a whole, before anything runs (workload-check.h)
+    if (m_checkWorkloads)
+    {
+        CheckTraceGroups(m_graphs, *m_ctx);
+    }
     for (const auto& g : m_graphs)
     {
         for (const auto& kv : g->commGroups)
@@ -71,6 +83,10 @@ AstraSimHelper::Install(NodeContainer nodes)
                 m_ctx->AddCommGroup(kv.first, kv.second);
             }
         }
+    }
+    if (m_checkWorkloads)
+    {
+        CheckWorkloads(m_graphs, *m_ctx);
     }
     if (m_mem)
     {
@@ -174,7 +190,18 @@ AstraSimHelper::Run(std::shared_ptr<const Topology> topo,
         sc.SetMemoryModel(opts.memory);
     }
     sc.GetMonitor()->SetAttribute("ProgressInterval", DoubleValue(0));
-    sc.Build();
+    sc.SetWorkloadCheck(opts.checkWorkloads);
+    try
+    {
+        sc.Build();
+    }
+    catch (const InputError& e)
+    {
+        // bad input found before the run: the error, nothing ran
+        r.error = e.what();
+        sc.Destroy();
+        return r;
+    }
     if (opts.hook)
     {
         opts.hook(sc.GetContext(), sc.GetApps());

@@ -58,6 +58,9 @@ struct AstraRunOptions
     std::map<std::string, std::vector<uint32_t>> commGroups; //!< communicator groups
     Ptr<MemoryModel> memory;                                 //!< null: local memory
     bool referenceHwLimits{false};                           //!< one COMP + one comm at a time
+    /// check the workloads as a whole before the run (CheckWorkloads of workload-check.h);
+    /// off only to exercise the run-time safety nets (hang reports) on broken workloads
+    bool checkWorkloads{true};
     /// called after setup, before Simulator::Run (connect trace sources here)
     std::function<void(Ptr<SystemContext>, const std::vector<Ptr<AstraSimApplication>>&)> hook;
 };
@@ -77,6 +80,13 @@ class AstraSimHelper
     void SetWorkloads(const std::vector<std::shared_ptr<const WorkloadGraph>>& graphs);
     /// Memory model used by every NPU for MEM_LOAD / MEM_STORE (default: local).
     void SetMemoryModel(Ptr<MemoryModel> mem);
+    /**
+     * Check the workloads as a whole at Install (CheckTraceGroups and
+     * CheckWorkloads of workload-check.h; default on). Off only to exercise the
+     * run-time safety nets (hang reports, run-time errors) on broken workloads.
+     * \param check whether to check
+     */
+    void SetWorkloadCheck(bool check);
     /// Set an attribute of the AstraSimApplication instances.
     void SetAttribute(const std::string& name, const AttributeValue& value);
 
@@ -182,7 +192,8 @@ class AstraSimHelper
     std::vector<std::shared_ptr<const WorkloadGraph>> m_graphs;
     Ptr<MemoryModel> m_mem;
     ObjectFactory m_factory;
-    std::vector<bool> m_local; //!< distributed: NPU runs here (empty: all)
+    std::vector<bool> m_local;   //!< distributed: NPU runs here (empty: all)
+    bool m_checkWorkloads{true}; //!< CheckWorkloads at Install
 };
 
 } // namespace astra

@@ -4,25 +4,36 @@
 
 #include "astra-sim-scenario.h"
 
+#include "ns3/astra-command-line.h"
 #include "ns3/astra-diagnostics.h"
 #include "ns3/astra-distributed.h"
+#include "ns3/astra-fabric-outputs.h"
 #include "ns3/astra-input.h"
 #include "ns3/astra-report.h"
+#include "ns3/boolean.h"
 #include "ns3/flow-backend.h"
 #include "ns3/memory-report.h"
 #include "ns3/network-backend-factory.h"
+#include "ns3/rdma-congestion-ops.h"
+#include "ns3/rdma-host-stack.h"
 #include "ns3/rdma-switch.h"
 #include "ns3/rdma-trace-writers.h"
 #include "ns3/roce-backend.h"
 #include "ns3/simulator.h"
+#include "ns3/switch-mmu.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace ns3
 {
@@ -102,6 +113,12 @@ void
 AstraSimScenario::SetAppAttribute(const std::string& n, const AttributeValue& v)
 {
     m_helper.SetAttribute(n, v);
+}
+
+void
+AstraSimScenario::SetWorkloadCheck(bool check)
+{
+    m_helper.SetWorkloadCheck(check);
 }
 
 void
@@ -294,6 +311,172 @@ AstraSimScenario::Build()
     m_built = true;
 }
 
+namespace
+{
+
+/// \return the TypeId named by an attribute path "ns3::Type::Attribute" (false if none)
+bool
+AttributeType(const std::string& path, TypeId& tid)
+{
+    const size_t pos = path.rfind("::");
+    return pos != std::string::npos && pos > 0 &&
+           TypeId::LookupByNameFailSafe(path.substr(0, pos), &tid);
+}
+
+/// \return whether a type belongs to the packet-level RoCE fabric
+bool
+IsFabricType(TypeId tid)
+{
+    const std::string n = tid.GetName();
+    return n.rfind("ns3::Rdma", 0) == 0 || n == "ns3::SwitchMmu" || n == "ns3::astra::RoceBackend";
+}
+
+} // namespace
+
+void
+AstraSimScenario::CheckGivenAttributes(const std::string& kind)
+{
+    NetworkBackendFactory::CheckName(kind);
+    if (NetworkBackendFactory::NeedsFabric(kind))
+    {
+        return;
+    }
+    for (const auto& a : GetGivenAttributes())
+    {
+        TypeId tid;
+        if (AttributeType(a.name, tid) && IsFabricType(tid))
+        {
+            throw InputError(a.where + ": " + a.name +
+                             " configures the packet-level RoCE fabric: it has no effect with "
+                             "--backend=" +
+                             kind + " (use --backend=roce, or leave it out)");
+        }
+    }
+}
+
+void
+AstraSimScenario::WarnUnusedAttributes() const
+{
+    if (!m_roce)
+    {
+        return;
+    }
+    std::set<std::string> used;
+    for (uint32_t i = 0; i < m_fabric.GetNpus().GetN(); ++i)
+    {
+        Ptr<RdmaHostStack> hs = m_fabric.GetNpus().Get(i)->GetObject<RdmaHostStack>();
+        for (uint8_t p = 0; hs && p < 8; ++p)
+        {
+            used.insert(hs->GetCongestionControl(p)->GetInstanceTypeId().GetName());
+        }
+    }
+    std::string list;
+    for (const auto& u : used)
+    {
+        list += (list.empty() ? "" : ", ") + u;
+    }
+    // one warning per source (an argument, a file): the settings of congestion controls
+    // no host stack uses
+    std::map<std::string, std::vector<std::string>> bySource;
+    for (const auto& a : GetGivenAttributes())
+    {
+        TypeId tid;
+        if (AttributeType(a.name, tid) && tid.IsChildOf(RdmaCongestionOps::GetTypeId()) &&
+            used.count(tid.GetName()) == 0)
+        {
+            // a config.txt key is recorded as "file: KEY"
+            const size_t colon = a.where.rfind(": ");
+            const std::string source =
+                colon == std::string::npos ? a.where : a.where.substr(0, colon);
+            const std::string item = colon == std::string::npos
+                                         ? a.name
+                                         : a.where.substr(colon + 2) + " (" + a.name + ")";
+            auto& v = bySource[source];
+            if (std::find(v.begin(), v.end(), item) == v.end())
+            {
+                v.push_back(item);
+            }
+        }
+    }
+    for (const auto& [source, items] : bySource)
+    {
+        std::string text;
+        for (const auto& i : items)
+        {
+            text += (text.empty() ? "" : ", ") + i;
+        }
+        ASTRA_WARN("attribute-without-effect:" + source,
+                   source << ": " << items.size()
+                          << " setting(s) of a congestion control no host stack uses (in use: "
+                          << list << ") have no effect: " << text);
+    }
+}
+
+void
+AstraSimScenario::PrintFabricConfig(std::ostream& os) const
+{
+    if (!m_roce)
+    {
+        return;
+    }
+    std::set<std::string> ccs;
+    Time baseRtt(0);
+    bool needInt = false;
+    NodeContainer npus = m_fabric.GetNpus();
+    for (uint32_t i = 0; i < npus.GetN(); ++i)
+    {
+        Ptr<RdmaHostStack> hs = npus.Get(i)->GetObject<RdmaHostStack>();
+        if (!hs)
+        {
+            continue;
+        }
+        for (uint8_t p = 0; p < 8; ++p)
+        {
+            Ptr<RdmaCongestionOps> cc = hs->GetCongestionControl(p);
+            ccs.insert(cc->GetInstanceTypeId().GetName());
+            needInt = needInt || cc->NeedsInt();
+        }
+        TimeValue rtt;
+        hs->GetAttribute("BaseRtt", rtt);
+        baseRtt = std::max(baseRtt, rtt.Get());
+    }
+    bool intOn = false;
+    bool pfc = false;
+    NodeContainer sw = m_fabric.GetAllNodes(); // switches and NPUs relaying transit traffic
+    for (uint32_t i = 0; i < sw.GetN(); ++i)
+    {
+        if (Ptr<RdmaSwitch> s = sw.Get(i)->GetObject<RdmaSwitch>())
+        {
+            BooleanValue b;
+            s->GetAttribute("IntEnabled", b);
+            intOn = intOn || b.Get();
+            BooleanValue p;
+            s->GetMmu()->GetAttribute("PfcEnabled", p);
+            pfc = pfc || p.Get();
+        }
+    }
+    os << "roce: congestion control ";
+    bool first = true;
+    for (const auto& c : ccs)
+    {
+        os << (first ? "" : ", ") << c;
+        first = false;
+    }
+    os << ", INT " << (intOn ? "on" : "off");
+    if (m_fabric.IsIntAutoEnabled())
+    {
+        os << " (needed by the congestion control: turned on)";
+    }
+    else if (needInt)
+    {
+        os << " (needed by the congestion control)";
+    }
+    os << ", base RTT " << baseRtt.GetNanoSeconds() << " ns ("
+       << (m_fabric.GetDerivedBaseRtt().IsStrictlyPositive() ? "derived from the topology"
+                                                             : "given")
+       << "), PFC " << (pfc ? "on" : "off") << "\n";
+}
+
 int
 AstraSimScenario::Run(Time stopAt)
 {
@@ -440,7 +623,8 @@ AstraSimScenario::PrintStatus(std::ostream& os) const
         }
         else
         {
-            os << " (simulation time limit)\n" << m_monitor->DescribeWaits();
+            os << " (simulation time limit)\n"
+               << m_monitor->DescribeFirstStuck() << m_monitor->DescribeWaits();
         }
     }
     if (m_monitor->GetLosslessDrops() > 0 && !m_distributed)
@@ -508,6 +692,87 @@ AstraSimScenario::PrintFabricSummary(std::ostream& os, const RdmaFctWriter* fct)
 }
 
 void
+AstraSimScenario::EnableFabricOutputs(const std::string& dir, Time queueSample, Time stop)
+{
+    if (!m_built)
+    {
+        throw std::runtime_error("AstraSimScenario::EnableFabricOutputs before Build");
+    }
+    if (!m_roce)
+    {
+        return;
+    }
+    NodeContainer all = m_fabric.GetAllNodes();
+    NodeContainer forwarding; // switches and NPUs that relay transit traffic
+    for (uint32_t i = 0; i < all.GetN(); ++i)
+    {
+        if (all.Get(i)->GetObject<RdmaSwitch>())
+        {
+            forwarding.Add(all.Get(i));
+        }
+    }
+    m_outputs = std::make_unique<AstraFabricOutputs>(dir,
+                                                     m_fabric.GetNpus(),
+                                                     forwarding,
+                                                     queueSample,
+                                                     stop);
+}
+
+void
+AstraSimScenario::CloseFabricOutputs()
+{
+    if (m_outputs)
+    {
+        m_outputs->Close();
+    }
+}
+
+const AstraFabricOutputs*
+AstraSimScenario::GetFabricOutputs() const
+{
+    return m_outputs.get();
+}
+
+void
+AstraSimScenario::PrintFabricSummary(std::ostream& os) const
+{
+    PrintFabricSummary(os, m_outputs ? &m_outputs->GetFct() : nullptr);
+}
+
+uint32_t
+AstraSimScenario::WritePlots(std::string& msg) const
+{
+    if (!m_outputs)
+    {
+        msg = "no plots: the fabric's files are written on the RoCE backend only";
+        return 0;
+    }
+    return m_outputs->WritePlots(m_ctx->GetRecords(), msg);
+}
+
+void
+AstraSimScenario::PrepareOutputDir(const std::string& dir)
+{
+    if (dir.empty())
+    {
+        throw InputError("empty name given for the report folder");
+    }
+    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+    {
+        throw InputError("cannot write reports into '" + dir + "': " + std::strerror(errno));
+    }
+    struct stat st;
+    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    {
+        throw InputError("cannot write reports into '" + dir + "': not a folder");
+    }
+    if (access(dir.c_str(), W_OK | X_OK) != 0)
+    {
+        throw InputError("cannot write reports into '" + dir + "': " + std::strerror(errno));
+    }
+}
+
+void
 AstraSimScenario::WriteReports(const std::string& dir) const
 {
     mkdir(dir.c_str(), 0755);
@@ -572,6 +837,7 @@ AstraSimScenario::GetStatus() const
 void
 AstraSimScenario::Destroy()
 {
+    m_outputs.reset();
     m_apps.clear();
     m_localApps.clear();
     if (m_monitor)

@@ -28,6 +28,7 @@ namespace astra
 {
 
 class RoceBackend;
+class AstraFabricOutputs;
 
 /**
  * \ingroup astra-sim
@@ -83,6 +84,9 @@ class AstraSimScenario
     void SetBackend(const std::string& kind);
     /// Set an attribute of the AstraSimApplication instances \param n name \param v value
     void SetAppAttribute(const std::string& n, const AttributeValue& v);
+    /// \param check check the workloads as a whole at Build (default;
+    /// AstraSimHelper::SetWorkloadCheck)
+    void SetWorkloadCheck(bool check);
     /// \return the fabric helper (configure it before Build; used by "roce" only)
     AstraFabricHelper& GetFabric();
     /**
@@ -127,6 +131,29 @@ class AstraSimScenario
     void Build();
 
     /**
+     * Reject the attributes the user gave (GetGivenAttributes(): the command
+     * line's --ns3::... and the --roce-config files) that configure the RoCE
+     * fabric when the backend has none: they would have no effect.
+     * \param kind the backend ("analytical", "flow", "roce")
+     * \throw InputError naming the attribute and where it was given
+     */
+    static void CheckGivenAttributes(const std::string& kind);
+
+    /**
+     * After Build (roce): warn about given attributes of a congestion control
+     * that no host stack uses (cause "attribute-without-effect:<name>").
+     */
+    void WarnUnusedAttributes() const;
+
+    /**
+     * One line on the RoCE fabric's configuration (roce only): the congestion
+     * control(s) in use, whether INT is on (and turned on for HPCC), the base
+     * RTT and whether it was derived from the topology, PFC and ECN.
+     * \param os the stream
+     */
+    void PrintFabricConfig(std::ostream& os) const;
+
+    /**
      * Run the simulation until every NPU finished, a hang was detected or
      * stopAt, then print the summary of repeated warnings
      * (Warnings::PrintSummary) on the warnings stream (std::cerr by default).
@@ -153,6 +180,41 @@ class AstraSimScenario
      * \param fct FCT writer for the slowdown percentiles (may be null)
      */
     void PrintFabricSummary(std::ostream& os, const RdmaFctWriter* fct) const;
+    /**
+     * Create a report folder (one level) if needed and check that files can
+     * be written into it, before a run spends its time.
+     * \param dir the folder
+     * \throw InputError "cannot write reports into '<dir>': <reason>"
+     */
+    static void PrepareOutputDir(const std::string& dir);
+
+    /**
+     * Write the RoCE fabric's trace files (fct.txt, pfc.txt, queue.txt,
+     * rate.txt; AstraFabricOutputs) into \p dir during the run (roce only;
+     * call after Build, before Run; nothing on other backends).
+     * \param dir the folder (PrepareOutputDir)
+     * \param queueSample queue sampling interval
+     * \param stop last queue sample (the run's time limit, or far away)
+     */
+    void EnableFabricOutputs(const std::string& dir, Time queueSample, Time stop);
+    /// Flush and close the fabric's trace files (after Run; nothing if not enabled).
+    void CloseFabricOutputs();
+    /// \return the fabric's trace files (null unless EnableFabricOutputs)
+    const AstraFabricOutputs* GetFabricOutputs() const;
+    /**
+     * PrintFabricSummary() with the FCT records of EnableFabricOutputs (roce only).
+     * \param os the stream
+     */
+    void PrintFabricSummary(std::ostream& os) const;
+    /**
+     * gnuplot PNGs of the run into the fabric outputs' folder: the busiest
+     * queues, the per-QP rates, the collective timeline
+     * (AstraFabricOutputs::WritePlots; after CloseFabricOutputs).
+     * \param msg receives what was written
+     * \return PNG files written (0 without fabric outputs)
+     */
+    uint32_t WritePlots(std::string& msg) const;
+
     /// Write npus.csv, collectives.csv and timeline.json into dir (created), and with
     /// memory nodes on the network memory.csv (and memory-utilisation.csv when sampled). Throws.
     /// \param dir the folder
@@ -194,6 +256,7 @@ class AstraSimScenario
     Ptr<RoceBackend> m_roce;                                    //!< backend if roce
     NodeContainer m_nodes;                                      //!< NPU nodes
     std::vector<Ptr<AstraSimApplication>> m_apps;               //!< engines
+    std::unique_ptr<AstraFabricOutputs> m_outputs;              //!< fabric trace files
     double m_wall{0};                                           //!< wall seconds of Run
     int m_status{0};                                            //!< status of Run
     bool m_distributed{false};                                  //!< SetDistributed(true)

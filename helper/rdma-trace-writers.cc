@@ -150,7 +150,8 @@ RdmaPathModel::IdealFctNs(uint64_t bytes, uint32_t mtu, const RdmaPathInfo& path
 
 // ------------------------------------------------------------------ RdmaFctWriter
 
-RdmaFctWriter::RdmaFctWriter(const std::string& fileName)
+RdmaFctWriter::RdmaFctWriter(const std::string& fileName, uint64_t maxBytes)
+    : m_maxBytes(maxBytes)
 {
     OpenOrDie(m_out, fileName, "# src dst sport dport size start_ns fct_ns ideal_fct_ns");
 }
@@ -195,11 +196,29 @@ RdmaFctWriter::Record(const RdmaMessageInfo& info)
     uint32_t mtu = s ? s->GetMtu() : 1000;
     r.idealNs = RdmaPathModel::IdealFctNs(info.bytes, mtu, it->second);
     m_records.push_back(r);
-    if (m_out.is_open())
+    if (m_out.is_open() && !m_truncated)
     {
-        m_out << from << ' ' << to << ' ' << info.sport << ' ' << info.dport << ' ' << info.bytes
-              << ' ' << info.start.GetNanoSeconds() << ' '
-              << (info.end - info.start).GetNanoSeconds() << ' ' << r.idealNs << '\n';
+        if (m_maxBytes != 0 && m_written >= m_maxBytes)
+        {
+            m_truncated = true;
+            m_out << "# truncated: size cap of " << m_maxBytes << " bytes reached at "
+                  << Simulator::Now().GetNanoSeconds() << " ns\n";
+            return;
+        }
+        char buf[160];
+        const int n = std::snprintf(buf,
+                                    sizeof(buf),
+                                    "%u %u %u %u %llu %lld %lld %llu\n",
+                                    from,
+                                    to,
+                                    unsigned(info.sport),
+                                    unsigned(info.dport),
+                                    (unsigned long long)info.bytes,
+                                    (long long)info.start.GetNanoSeconds(),
+                                    (long long)(info.end - info.start).GetNanoSeconds(),
+                                    (unsigned long long)r.idealNs);
+        m_out.write(buf, n);
+        m_written += uint64_t(n);
     }
 }
 

@@ -2,8 +2,8 @@
  * File writers and a run summary for RoCE fabric runs. Each writer connects to
  * trace sources (TraceConnectWithoutContext on the nodes' objects) and writes
  * a whitespace-separated text file with a '#' header line. Output is bounded:
- * the per-event writers (PFC, queue, rate) stop at a size cap and write a
- * final '# truncated' note.
+ * every writer (FCT, PFC, queue, rate) stops at a size cap (100 MB by default)
+ * and writes a final '# truncated' note.
  *
  *  FCT     : src dst sport dport size start_ns fct_ns ideal_fct_ns
  *            (one line per message, at the receiver's completion = last byte arrived;
@@ -105,8 +105,12 @@ class RdmaFctWriter
         uint64_t idealNs{0};  //!< ideal FCT
     };
 
-    /// \param fileName output file ("" = keep records in memory only)
-    explicit RdmaFctWriter(const std::string& fileName);
+    /**
+     * \param fileName output file ("" = keep records in memory only)
+     * \param maxBytes size cap of the file (0 = none); the records in memory (and the
+     *        slowdown statistics) are kept whole
+     */
+    explicit RdmaFctWriter(const std::string& fileName, uint64_t maxBytes = 100 * 1000 * 1000);
     ~RdmaFctWriter();
     RdmaFctWriter(const RdmaFctWriter&) = delete;
     RdmaFctWriter& operator=(const RdmaFctWriter&) = delete;
@@ -125,6 +129,9 @@ class RdmaFctWriter
 
   private:
     std::ofstream m_out;
+    uint64_t m_maxBytes;     //!< size cap of the file
+    uint64_t m_written{0};   //!< bytes written
+    bool m_truncated{false}; //!< the cap was reached
     std::vector<struct Record> m_records;
     std::map<uint64_t, RdmaPathInfo> m_pathCache; //!< per (src, dst, sport), per message only
     Ptr<RdmaHostDirectory> m_hosts;               //!< the installed hosts' directory

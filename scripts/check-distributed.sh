@@ -35,7 +35,7 @@ run_case() { # name, partition, rank counts, runner arguments...
   local d=$out/$name
   mkdir -p "$d"
   local t0 t1
-  "$runner" "$@" --output-dir="$d/single" --progress-seconds=0 >"$d/single.out" 2>"$d/single.err"
+  "$runner" "$@" --output-dir="$d/single" --progress-seconds=0 --fabric-outputs=0 >"$d/single.out" 2>"$d/single.err"
   echo "status $?" >>"$d/single.out"
   for np in $nps; do
     t0=$(date +%s.%N)

@@ -8,7 +8,8 @@ build=${1:-$here/build}
 
 pkgs=(build-essential cmake ninja-build ccache libns3-dev ns3 libgsl-dev libprotobuf-dev
       protobuf-compiler libboost-iostreams-dev nlohmann-json3-dev libyaml-cpp-dev zlib1g-dev
-      tshark gnuplot-nox time)
+      tshark gnuplot-nox time
+      clang libclang-rt-14-dev)   # the sanitizer and fuzzing build (doc/testing.rst)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -303,7 +303,11 @@ class ConfigErrorTestCase : public GuardedCase
         Sys(R"({"preferred-dataset-splits": 0})", {"key 'preferred-dataset-splits'", "from 1"});
         Sys(R"({"active-chunks-per-dimension": 1.5})", {"active-chunks-per-dimension", "integer"});
         Sys(R"({"endpoint-delay": "abc"})", {"key 'endpoint-delay'", "expected a number"});
-        Sys(R"({"local-mem-bw": -5})", {"key 'local-mem-bw'", ">= 0"});
+        Sys(R"({"local-mem-bw": -5})", {"key 'local-mem-bw'", "> 0", "-5"});
+        Sys(R"({"local-mem-bw": 0})", {"key 'local-mem-bw'", "must be > 0", "0"});
+        Sys(R"({"local-mem-bw": 1e300})", {"key 'local-mem-bw'", "GB/s", "1e+300"});
+        Sys(R"({"peak-perf": 0})", {"key 'peak-perf'", "must be > 0"});
+        Sys(R"({"preferred-dataset-splits": 2000})", {"'preferred-dataset-splits'", "1 to 1024"});
         Sys(R"({"roofline-enabled": 2})", {"key 'roofline-enabled'", "0/1"});
         Sys(R"({"all-to-all-implementation": ["oneDoubleBinaryTree"]})",
             {"unknown algorithm 'oneDoubleBinaryTree'"});
@@ -410,7 +414,7 @@ class ConfigErrorTestCase : public GuardedCase
         gerr(R"({"1": [0, -1]})", 8, "bad NPU id -1");
         gerr(R"({"1": 3})", 8, "expected a list");
         gerr(R"({"1": []})", 8, "group 1 is empty");
-        gerr(R"({"1": [0], "01": [1]})", 8, "duplicates id 1");
+        gerr(R"({"1": [0], "01": [1]})", 8, "group ids '01' and '1' are the same integer 1");
         gerr("[[0, 1]]", 8, "must be a JSON object");
         NS_TEST_EXPECT_MSG_EQ(ParseCommGroups("empty").size(), 0, "'empty' = no groups");
         e = ErrorOf([&]() { ParseCommGroups("/nonexistent/g.json"); });
@@ -890,8 +894,8 @@ class BadValueTestCase : public GuardedCase
         Sys(R"({"intra-dimension-scheduling": "FIF0"})",
             {"'intra-dimension-scheduling'", "did you mean 'FIFO'"});
         // non-finite (the text form and JSON overflow)
-        Sys("endpoint-delay: inf\n", {"'endpoint-delay'", "finite", "inf"});
-        Sys("local-mem-bw: nan\n", {"'local-mem-bw'", "finite", "nan"});
+        Sys("endpoint-delay: inf\n", {"'endpoint-delay'", "expected a number", "inf"});
+        Sys("local-mem-bw: nan\n", {"'local-mem-bw'", "expected a number", "nan"});
         Sys(R"({"peak-perf": 1e999})", {"invalid JSON"});
         // negative
         Sys(R"({"endpoint-delay": -1})", {"'endpoint-delay'", ">= 0", "-1"});

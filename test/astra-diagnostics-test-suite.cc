@@ -209,7 +209,6 @@ class CommandLineTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(error({"--hang-ns=100",
                                      "--progress-seconds=0.5",
                                      "--compat",
-                                     "--compat=false",
                                      "-backend=flow",
                                      "--stop=10ms",
                                      "--prio=7",

@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <set>
 #include <sstream>
 
 using namespace ns3;
@@ -91,6 +92,8 @@ BuildUnmatchedRecv(AstraSimScenario& sc, Time timeout, const WorkloadNode& other
 {
     std::vector<DimensionSpec> dims{{DimType::SWITCH, 2, 50.0, 500.0}};
     sc.SetTopology(std::make_shared<Topology>(Topology::FromDimensions(dims)));
+    // a broken workload on purpose (the check before the run would name it): the monitor's test
+    sc.SetWorkloadCheck(false);
     sc.SetWorkloads({Graph(0, {P2p(4, "recv-never-sent", NodeKind::COMM_RECV, 1, 7, 4096)}),
                      Graph(1, {other})});
     sc.SetBackend("roce");
@@ -296,6 +299,34 @@ class LosslessDropTestCase : public TestCase
         // the receiver (port 0) sends only ACKs: every drop is at a sender's ingress
         NS_TEST_ASSERT_MSG_EQ(Contains(drops, "ingress port 0 "), false, drops);
         NS_TEST_ASSERT_MSG_EQ(Contains(drops, "-> host 0 "), true, drops);
+        // one line per (switch, port, priority) with a count; the counts add up to the total
+        {
+            std::istringstream lines(drops);
+            std::string line;
+            uint64_t sum = 0;
+            std::set<std::string> places;
+            while (std::getline(lines, line))
+            {
+                const size_t f = line.find(" frame(s), the first at ");
+                if (f == std::string::npos)
+                {
+                    continue;
+                }
+                const size_t colon = line.rfind(": ", f);
+                sum += std::stoull(line.substr(colon + 2, f - colon - 2));
+                NS_TEST_ASSERT_MSG_EQ(places.insert(line.substr(0, colon)).second,
+                                      true,
+                                      "one line per (switch, port, priority): " << drops);
+            }
+            NS_TEST_ASSERT_MSG_EQ(sum, sc.GetMonitor()->GetLosslessDrops(), drops);
+            NS_TEST_ASSERT_MSG_EQ(
+                Contains(drops,
+                         "lossless drops: " + std::to_string(sc.GetMonitor()->GetLosslessDrops()) +
+                             " frame(s) at " + std::to_string(places.size()) +
+                             " (node, port, priority)"),
+                true,
+                drops);
+        }
         std::printf("  (c) status %d, %llu lossless drops\n",
                     status,
                     (unsigned long long)sc.GetMonitor()->GetLosslessDrops());

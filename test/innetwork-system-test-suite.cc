@@ -553,16 +553,18 @@ class ErrorsTest : public TestCase
   private:
     std::string ErrorOf(std::shared_ptr<const Topology> topo, const SystemParams& p, uint32_t n)
     {
+        // a configuration error ends the run before it starts: the run's error (or thrown)
         try
         {
-            AstraSimHelper::Run(topo, p, CollWithDelay(n, CollType::ALL_REDUCE, 1024, 0, 0));
+            AstraRunResult r =
+                AstraSimHelper::Run(topo, p, CollWithDelay(n, CollType::ALL_REDUCE, 1024, 0, 0));
+            return r.error;
         }
         catch (const InputError& e)
         {
             Simulator::Destroy();
             return e.what();
         }
-        return "";
     }
 
     void DoRun() override

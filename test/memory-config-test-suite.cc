@@ -118,7 +118,7 @@ class BadConfigTestCase : public TestCase
              "{" + pool + R"(, "remote-mem-bw": -5})",
              kClosYaml,
              &load,
-             {"mem.json", "remote-mem-bw", "must be >= 0", "-5"}},
+             {"mem.json", "remote-mem-bw", "must be > 0", "-5"}},
             {"zero bandwidth",
              "{" + pool + R"(, "remote-mem-bw": 0})",
              kClosYaml,

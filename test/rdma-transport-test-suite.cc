@@ -765,7 +765,7 @@ class QpConsumerTestCase : public TestCase
         {
             const bool requester = call.what != 'r';
             NS_TEST_ASSERT_MSG_EQ(call.qp,
-                                  requester ? PeekPointer(qa) : PeekPointer(qaPeer),
+                                  (requester ? PeekPointer(qa) : PeekPointer(qaPeer)),
                                   "the QP end of the completion");
             NS_TEST_ASSERT_MSG_EQ(call.info.srcQp, qa->GetQpn(), "the requester's QP number");
             NS_TEST_ASSERT_MSG_GT(call.info.end, call.info.start, "completed after posted");

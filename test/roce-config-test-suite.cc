@@ -219,7 +219,11 @@ class AttributeFileTestCase : public TestCase
             {"ns3::RdmaEcnRed::Pmax", "\"inf\"", "'inf': is not a finite number"},
             {"ns3::RdmaHostStack::Rto", "\"soon\"", "'soon': is not a time"},
             {"ns3::RdmaHostStack::Rto", "\"1 us\"", "'1 us': a value of this attribute has no"},
-            {"ns3::RdmaCcDcqcn::RateAi", "\"fast\"", "'fast': not a valid value: expected"},
+            {"ns3::RdmaCcDcqcn::RateAi", "\"fast\"", "'fast': is not a data rate"},
+            {"ns3::RdmaCcDcqcn::RateAi", "\"1e30Gbps\"", "'1e30Gbps': is not a data rate"},
+            {"ns3::RdmaCcDcqcn::RateAi", "\"99999999999Gbps\"", "larger than 1e15 bit/s"},
+            {"ns3::RdmaHostStack::Rto", "\"-1us\"", "'-1us': is negative"},
+            {"ns3::RdmaHostStack::Rto", "\"1e300s\"", "larger than 1e15 ns"},
             {"ns3::RdmaSwitch::EcnEnabled", "\"maybe\"", "'maybe': not a valid value"},
             {"ns3::RdmaEcnRed::RateThresholds", "\"1:5:3:0.2\"", "not a valid value"},
             {"ns3::RdmaHostStack::Mtu", "[1, 2]", "must be a single value"},
@@ -232,7 +236,7 @@ class AttributeFileTestCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ(Has(e, b.expect), true, b.value << ": " << e);
         }
         e = ErrorOf([]() { RoceConfigReader::Apply("/nonexistent/roce.json"); });
-        NS_TEST_ASSERT_MSG_EQ(Has(e, "cannot open RoCE configuration '/nonexistent/roce.json'"),
+        NS_TEST_ASSERT_MSG_EQ(Has(e, "/nonexistent/roce.json: cannot open RoCE configuration"),
                               true,
                               e);
         // the forwarding function of the backend reads the same way
@@ -298,7 +302,9 @@ class HpccConfigTextTestCase : public TestCase
             Config::Reset();
         }
         std::string e = Apply("CC_MODE 10\n");
-        NS_TEST_ASSERT_MSG_EQ(Has(e, "CC_MODE = '10': HPCC-PINT (CC_MODE 10) is not built"),
+        NS_TEST_ASSERT_MSG_EQ(Has(e,
+                                  "CC_MODE = '10': HPCC-PINT (CC_MODE 10, HPCC on sampled "
+                                  "telemetry) has no counterpart here"),
                               true,
                               e);
         e = Apply("CC_MODE 5\n");
@@ -354,10 +360,6 @@ class HpccConfigTextTestCase : public TestCase
         {
             text += std::string(r) + "\n";
         }
-        // keys at the value this module models are taken silently
-        text += "USE_DYNAMIC_PFC_THRESHOLD 1\nCLAMP_TARGET_RATE 1\nRATE_BOUND 1\nGLOBAL_T 1\n"
-                "ACK_HIGH_PRIO 1\nL2_CHUNK_SIZE 0\nL2_BACK_TO_ZERO 0\nERROR_RATE_PER_LINK 0\n"
-                "LINK_DOWN 0 0 0\nHAS_WIN 0\n";
         RoceConfig c;
         e = Apply(text, &c);
         NS_TEST_ASSERT_MSG_EQ(e, "", "accepted");
@@ -368,12 +370,28 @@ class HpccConfigTextTestCase : public TestCase
                 std::string(reference[i]).substr(0, std::string(reference[i]).find(' '));
             NS_TEST_ASSERT_MSG_EQ(c.unmodelled[i].rfind(key, 0), 0u, "named: " << key);
         }
-        NS_TEST_ASSERT_MSG_EQ(c.applied, 1, "HAS_WIN 0 sets Window = 0");
+        NS_TEST_ASSERT_MSG_EQ(c.applied, 0, "nothing applied");
         const std::string warning = Warnings::GetFirstMessage("hpcc-config-unmodelled " + c.path);
         NS_TEST_ASSERT_MSG_EQ(Has(warning, "43 HPCC/SimAI key(s) accepted without an effect"),
                               true,
                               warning);
         NS_TEST_ASSERT_MSG_EQ(Has(warning, "LINK_DOWN 1000 1 2"), true, warning);
+        Config::Reset();
+        // keys at the value this module models are taken silently
+        RoceConfig quiet;
+        e = Apply("USE_DYNAMIC_PFC_THRESHOLD 1\nCLAMP_TARGET_RATE 1\nRATE_BOUND 1\nGLOBAL_T 1\n"
+                  "ACK_HIGH_PRIO 1\nL2_CHUNK_SIZE 0\nL2_BACK_TO_ZERO 0\nERROR_RATE_PER_LINK 0\n"
+                  "LINK_DOWN 0 0 0\nHAS_WIN 0\n",
+                  &quiet);
+        NS_TEST_ASSERT_MSG_EQ(e, "", "accepted");
+        NS_TEST_ASSERT_MSG_EQ(quiet.unmodelled.size(), 0, "at the modelled values: silent");
+        NS_TEST_ASSERT_MSG_EQ(quiet.applied, 1, "HAS_WIN 0 sets Window = 0");
+        Config::Reset();
+        // a key given twice is an error naming both lines (HPCC would keep the last)
+        e = Apply("CC_MODE 1\nENABLE_QCN 1\nCC_MODE 3\n");
+        NS_TEST_ASSERT_MSG_EQ(Has(e, "line 3: key 'CC_MODE' given twice (first on line 1)"),
+                              true,
+                              e);
         Config::Reset();
 
         // unknown keys and bad values name the file, the key and the value
@@ -394,10 +412,14 @@ class HpccConfigTextTestCase : public TestCase
             {"CC_MODE 1 2\n", "CC_MODE = '1 2': expects 1 value, got 2"},
             {"CC_MODE\n", "CC_MODE has no value"},
             {"RATE_AI fast\n", "RATE_AI = 'fast': cannot set ns3::RdmaCcDcqcn::RateAi"},
+            {"RATE_AI nanGbps\n", "RATE_AI = 'nanGbps': cannot set ns3::RdmaCcDcqcn::RateAi"},
             {"LINK_DOWN 0 0\n", "LINK_DOWN = '0 0': expects 3 values, got 2"},
             {"KMIN_MAP 9223372036854775808 100000000000 400\n",
-             "KMIN_MAP = '9223372036854775808 100000000000 400': the count 9223372036854775808 "
-             "does not match"},
+             "KMIN_MAP = '9223372036854775808 100000000000 400': '9223372036854775808' is "
+             "larger than the largest count accepted"},
+            {"KMIN_MAP 3 100000000000 400\n", "the count 3 does not match"},
+            {"PACKET_PAYLOAD_SIZE 0\n", "expected an integer from 256 to 9000"},
+            {"U_TARGET 1.5\n", "U_TARGET = '1.5': expected a number > 0 and at most 1"},
             {"KMIN_MAP 2 100000000000 400\n", "the count 2 does not match the 2 values"},
             {"KMIN_MAP 1 100000000000 -4\n", "must be >= 0"},
             {"KMIN_MAP 1 100000000000 400\nKMAX_MAP 1 100000000000 1600\n", "PMAX_MAP is missing"},

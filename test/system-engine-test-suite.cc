@@ -239,7 +239,17 @@ class ErrorsCase : public TestCase
                 }
                 gs.push_back(g.Done(r));
             }
-            auto res = AstraSimHelper::Run(topo, P(), gs);
+            // checked before the run (default): the RECV without its SEND is named
+            auto checked = AstraSimHelper::Run(topo, P(), gs);
+            NS_TEST_EXPECT_MSG_NE(checked.error.find("its RECV from NPU 3 (tag 42) has no "
+                                                     "matching SEND"),
+                                  std::string::npos,
+                                  checked.error);
+            NS_TEST_EXPECT_MSG_EQ(checked.finishNs.size(), 0u, "nothing ran");
+            // the run-time safety net: the hang report names NPU and peer
+            AstraRunOptions o;
+            o.checkWorkloads = false;
+            auto res = AstraSimHelper::Run(topo, P(), gs, o);
             NS_TEST_EXPECT_MSG_EQ(res.unfinished.size(), 1u, "one NPU hangs");
             NS_TEST_EXPECT_MSG_EQ(res.unfinished[0], 2u, "NPU 2");
             NS_TEST_EXPECT_MSG_NE(res.pending.find("RECV from NPU 3 tag 42"),
@@ -258,7 +268,14 @@ class ErrorsCase : public TestCase
                 }
                 gs.push_back(g.Done(r));
             }
-            auto res = AstraSimHelper::Run(topo, P(), gs);
+            // checked before the run: the member that never issues it is named
+            auto checked = AstraSimHelper::Run(topo, P(), gs);
+            NS_TEST_EXPECT_MSG_NE(checked.error.find("(NPU 3) 0 time(s); it has no nodes at all"),
+                                  std::string::npos,
+                                  checked.error);
+            AstraRunOptions o;
+            o.checkWorkloads = false;
+            auto res = AstraSimHelper::Run(topo, P(), gs, o);
             NS_TEST_EXPECT_MSG_EQ(res.unfinished.size(), 3u, "three NPUs hang");
             NS_TEST_EXPECT_MSG_NE(res.pending.find("not yet issued by NPU(s) 3"),
                                   std::string::npos,

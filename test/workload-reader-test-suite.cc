@@ -289,7 +289,8 @@ class ReferenceEtTestCase : public TestCase
         for (const auto& [prefix, files] : prefixes)
         {
             std::vector<WorkloadGraph> gs;
-            std::string err = ErrorOf([&]() { gs = ReadChakraPrefix(prefix, files); });
+            std::string err =
+                ErrorOf([&, p = prefix, n = files]() { gs = ReadChakraPrefix(p, n); });
             NS_TEST_ASSERT_MSG_EQ(err, "", "reading " << prefix);
             NS_TEST_ASSERT_MSG_EQ(gs.size(), files, prefix);
             for (const auto& g : gs)

@@ -20,6 +20,7 @@
 
 #include <cctype>
 #include <functional>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -54,10 +55,15 @@ CheckOptionValue(const std::string& value)
 {
     if constexpr (std::is_same_v<T, bool>)
     {
-        bool b = false;
-        return CommandLineHelper::UserItemParse<bool>(value, b)
-                   ? std::string()
-                   : std::string("expected true/false or 1/0");
+        // exactly what CommandLine reads as a bool: nothing ("--flag"), true/false, t/f, 1/0
+        std::string v = value;
+        for (auto& c : v)
+        {
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+        const bool ok = value.empty() || v == "true" || v == "false" || v == "t" || v == "f" ||
+                        v == "1" || v == "0";
+        return ok ? std::string() : std::string("expected true/false or 1/0");
     }
     else if constexpr (std::is_same_v<T, std::string>)
     {
@@ -114,6 +120,64 @@ CheckOptionValue(const std::string& value)
         return "";
     }
 }
+
+/**
+ * \ingroup astra-sim
+ * The range of a numeric program option (AstraCommandLine::AddValue), checked
+ * after the value was read: [min, max], or (min, max] when minOpen.
+ */
+struct OptionRange
+{
+    double min;           //!< smallest value
+    double max;           //!< largest value
+    bool minOpen{false};  //!< min itself is excluded (strictly positive quantities)
+    std::string unit{""}; //!< the unit, for messages ("ns", "GB/s")
+
+    /// \return [lo, hi] \param lo smallest \param hi largest \param unit unit for messages
+    static OptionRange Closed(double lo, double hi, const std::string& unit = "");
+    /// \return (0, hi] \param hi largest \param unit unit for messages
+    static OptionRange Positive(double hi, const std::string& unit = "");
+    /// \return "" if \p v is inside, else what is wrong \param v the value
+    std::string Check(double v) const;
+};
+
+/**
+ * \ingroup astra-sim
+ * What is wrong with an attribute or global value's text before ns-3 reads
+ * it ("" if nothing): no spaces in a value of a number, time, rate, switch or
+ * TypeId; an unsigned integer has no sign; a double is finite; a time is a
+ * finite, non-negative number with one of ns-3's units and at most
+ * 1e15 ns; a data rate is a non-negative number with one of ns-3's units, at
+ * most 1e15 bit/s (ns-3 would overflow or abort on larger ones); a TypeId is
+ * registered (with a did-you-mean). Shared by the command line and the RoCE
+ * configuration files.
+ * \param value the value
+ * \param checker the attribute's checker
+ * \return "" or the problem
+ */
+std::string CheckAttributeValueSyntax(const std::string& value,
+                                      const Ptr<const AttributeChecker>& checker);
+
+/**
+ * \ingroup astra-sim
+ * An attribute default or global value a user gave (on the command line or in
+ * a RoCE configuration file), recorded so that a program can tell which of
+ * them its run uses (AstraSimScenario rejects fabric attributes on a backend
+ * without a fabric).
+ */
+struct GivenAttribute
+{
+    std::string name;  //!< "ns3::Type::Attribute" or a global's name
+    std::string value; //!< the value
+    std::string where; //!< "--ns3::Type::Attribute=v" or the file
+};
+
+/// \ingroup astra-sim \return the attributes given so far in this process
+const std::vector<GivenAttribute>& GetGivenAttributes();
+/// \ingroup astra-sim Record one given attribute \param a the attribute
+void RecordGivenAttribute(const GivenAttribute& a);
+/// \ingroup astra-sim Forget the given attributes (tests)
+void ClearGivenAttributes();
 
 /**
  * \ingroup astra-sim
@@ -202,7 +266,29 @@ class AstraCommandLine
     void AddValue(const std::string& name, const std::string& help, T& value)
     {
         m_cmd.AddValue(name, help, value);
-        m_options.push_back({name, &CheckOptionValue<T>});
+        m_options.push_back({name, &CheckOptionValue<T>, nullptr});
+    }
+
+    /**
+     * Add a numeric program option whose value must lie in a range.
+     * \param name option name (without "--")
+     * \param help help text
+     * \param value the variable it sets
+     * \param range the values accepted
+     */
+    template <typename T>
+    void AddValue(const std::string& name, const std::string& help, T& value, OptionRange range)
+    {
+        static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>,
+                      "a range applies to numeric options");
+        m_cmd.AddValue(name, help, value);
+        auto r = std::make_shared<OptionRange>(range);
+        m_options.push_back({name, &CheckOptionValue<T>, [r](const std::string& v) {
+                                 std::istringstream iss(v);
+                                 long double x = 0;
+                                 iss >> x;
+                                 return r->Check(static_cast<double>(x));
+                             }});
     }
 
     /**
@@ -223,16 +309,22 @@ class AstraCommandLine
     /// \return the wrapped CommandLine
     CommandLine& Get();
 
+    /// \return whether Parse() saw the option \p name (without "--") on the command line
+    /// \param name the option
+    bool IsGiven(const std::string& name) const;
+
   private:
     /// A program option and its value check.
     struct Option
     {
-        std::string name;                         //!< option name
-        std::string (*check)(const std::string&); //!< CheckOptionValue<T>
+        std::string name;                                       //!< option name
+        std::string (*check)(const std::string&);               //!< CheckOptionValue<T>
+        std::function<std::string(const std::string&)> range{}; //!< range check (or empty)
     };
 
-    CommandLine m_cmd;             //!< ns-3's command line
-    std::vector<Option> m_options; //!< the program options
+    CommandLine m_cmd;                //!< ns-3's command line
+    std::vector<Option> m_options;    //!< the program options
+    std::vector<std::string> m_given; //!< options seen by Parse()
 };
 
 } // namespace astra

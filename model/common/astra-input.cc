@@ -6,10 +6,14 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace ns3
 {
@@ -62,17 +66,148 @@ EditDistance(const std::string& a, const std::string& b)
 
 } // namespace
 
-std::string
-ReadInputFile(const std::string& path, const std::string& what)
+namespace
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+
+/// \return what a non-regular file is ("a directory", "a FIFO (named pipe)", ...)
+std::string
+KindOf(mode_t mode)
+{
+    if (S_ISDIR(mode))
     {
-        throw ConfigError(path + ": cannot open " + what);
+        return "a directory";
     }
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    if (S_ISFIFO(mode))
+    {
+        return "a FIFO (named pipe)";
+    }
+    if (S_ISCHR(mode))
+    {
+        return "a character device";
+    }
+    if (S_ISBLK(mode))
+    {
+        return "a block device";
+    }
+    if (S_ISSOCK(mode))
+    {
+        return "a socket";
+    }
+    return "not a regular file";
+}
+
+/// Throw the error of a path that is not a regular file.
+[[noreturn]] void
+NotRegular(const std::string& path, const std::string& what, mode_t mode)
+{
+    throw ConfigError(path + ": is " + KindOf(mode) + "; the " + what + " must be a regular file");
+}
+
+/// Closes a file descriptor when it goes out of scope.
+struct FdCloser
+{
+    int fd; //!< the descriptor
+
+    ~FdCloser()
+    {
+        if (fd >= 0)
+        {
+            close(fd);
+        }
+    }
+};
+
+} // namespace
+
+uint64_t
+CheckInputFile(const std::string& path, const std::string& what)
+{
+    if (path.empty())
+    {
+        throw ConfigError("empty file name given for the " + what);
+    }
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0)
+    {
+        throw ConfigError(path + ": cannot open " + what + ": " + std::strerror(errno));
+    }
+    if (!S_ISREG(st.st_mode))
+    {
+        NotRegular(path, what, st.st_mode);
+    }
+    if (access(path.c_str(), R_OK) != 0)
+    {
+        throw ConfigError(path + ": cannot open " + what + ": " + std::strerror(errno));
+    }
+    return static_cast<uint64_t>(st.st_size);
+}
+
+std::string
+ReadInputFile(const std::string& path, const std::string& what, uint64_t maxBytes)
+{
+    if (path.empty())
+    {
+        throw ConfigError("empty file name given for the " + what);
+    }
+    // O_NONBLOCK: a FIFO without a writer is not waited for; fstat() then rejects it
+    const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+    {
+        throw ConfigError(path + ": cannot open " + what + ": " + std::strerror(errno));
+    }
+    FdCloser closer{fd};
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+    {
+        throw ConfigError(path + ": cannot open " + what + ": " + std::strerror(errno));
+    }
+    if (!S_ISREG(st.st_mode))
+    {
+        NotRegular(path, what, st.st_mode);
+    }
+    auto tooLarge = [&](uint64_t size) {
+        throw ConfigError(path + ": " + what + " of " + std::to_string(size) +
+                          " bytes exceeds the limit of " + std::to_string(maxBytes) + " bytes");
+    };
+    if (static_cast<uint64_t>(st.st_size) > maxBytes)
+    {
+        tooLarge(static_cast<uint64_t>(st.st_size));
+    }
+    std::string out;
+    out.resize(static_cast<size_t>(st.st_size));
+    size_t have = 0;
+    for (;;)
+    {
+        if (have == out.size())
+        {
+            if (out.size() > maxBytes)
+            {
+                tooLarge(out.size());
+            }
+            // the file may have grown since fstat(): read on, in steps, up to the limit
+            out.resize(out.size() + 65536);
+        }
+        const ssize_t n = read(fd, &out[have], out.size() - have);
+        if (n < 0)
+        {
+            if (errno == EINTR)
+            {
+                continue;
+            }
+            throw ConfigError(path + ": cannot read " + what + ": " + std::strerror(errno));
+        }
+        if (n == 0)
+        {
+            break;
+        }
+        have += static_cast<size_t>(n);
+    }
+    out.resize(have);
+    if (have > maxBytes)
+    {
+        tooLarge(have);
+    }
+    return out;
 }
 
 nlohmann::json
@@ -105,6 +240,10 @@ ParseJsonText(const std::string& text, const std::string& name)
         }
         return true;
     };
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    {
+        throw ConfigError(name + ": empty file (expected JSON)");
+    }
     nlohmann::json j;
     try
     {

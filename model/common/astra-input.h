@@ -10,6 +10,7 @@
 #define ASTRA_INPUT_H
 
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-limits.h"
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -32,18 +33,37 @@ class ConfigError : public InputError
 
 /**
  * \ingroup astra-sim
- * Read a whole file.
+ * Check that a path names a readable regular file (or a link to one) without
+ * reading it: a directory, a FIFO, a socket or a device (/dev/zero) is an
+ * error, never a hang or an endless read.
  * \param path the file
  * \param what what the file is, for the message ("system configuration")
- * \return the content
- * \throw ConfigError "<path>: cannot open <what>"
+ * \return its size in bytes
+ * \throw ConfigError "<path>: cannot open <what>: <reason>" or "<path>: is a
+ *        directory, not a <what> file" (and the like)
  */
-std::string ReadInputFile(const std::string& path, const std::string& what);
+uint64_t CheckInputFile(const std::string& path, const std::string& what);
+
+/**
+ * \ingroup astra-sim
+ * Read a whole regular file (CheckInputFile()) of at most \p maxBytes bytes.
+ * A FIFO is never opened for a blocking read.
+ * \param path the file
+ * \param what what the file is, for the message ("system configuration")
+ * \param maxBytes the largest size accepted (limits::kMaxConfigFileBytes by default)
+ * \return the content
+ * \throw ConfigError "<path>: cannot open <what>: <reason>", "<path>: is a directory,
+ *        not a <what> file" (FIFO, device, socket alike), "<path>: <what> of N bytes
+ *        exceeds the limit of M bytes"
+ */
+std::string ReadInputFile(const std::string& path,
+                          const std::string& what,
+                          uint64_t maxBytes = limits::kMaxConfigFileBytes);
 
 /**
  * \ingroup astra-sim
  * Parse JSON text. A key given twice in one object is an error (the JSON
- * library would keep the last one silently).
+ * library would keep the last one silently), as is an empty text.
  * \param text the JSON text
  * \param name name used in messages (the file)
  * \return the document

@@ -1,5 +1,6 @@
 #include "roce-config-reader.h"
 
+#include "ns3/astra-command-line.h"
 #include "ns3/astra-diagnostics.h"
 #include "ns3/astra-input.h"
 #include "ns3/boolean.h"
@@ -19,6 +20,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -61,12 +63,6 @@ IsUnsigned(const std::string& s)
     return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
-bool
-IsSigned(const std::string& s)
-{
-    return !s.empty() && IsUnsigned(s[0] == '-' || s[0] == '+' ? s.substr(1) : s);
-}
-
 /// A finite decimal number filling the whole string.
 bool
 ParseFinite(const std::string& s, double& v)
@@ -86,18 +82,6 @@ ParseFinite(const std::string& s, double& v)
     return true;
 }
 
-/// A time in ns-3's syntax: a finite number and an optional unit.
-bool
-IsTime(const std::string& s)
-{
-    static const std::set<std::string>
-        kUnits{"", "s", "ms", "us", "ns", "ps", "fs", "min", "h", "d", "y"};
-    const size_t n = s.find_first_not_of("+-0123456789.eE");
-    double v = 0;
-    return n != 0 && ParseFinite(s.substr(0, n), v) &&
-           kUnits.count(n == std::string::npos ? "" : s.substr(n)) > 0;
-}
-
 // ------------------------------------------------------------------ attribute values
 
 /// Own attribute (not a parent's) of a type.
@@ -113,54 +97,6 @@ FindOwnAttribute(TypeId tid, const std::string& name, TypeId::AttributeInformati
         }
     }
     return false;
-}
-
-/// Reject what ns-3's parsers would abort on or accept wrongly; "" if acceptable.
-std::string
-CheckValueSyntax(const std::string& v, const Ptr<const AttributeChecker>& checker)
-{
-    const Ptr<AttributeValue> probe = checker->Create();
-    const bool stringLike =
-        DynamicCast<StringValue>(probe) || DynamicCast<RdmaEcnRateMapValue>(probe);
-    if (!stringLike && v.find_first_of(" \t\r\n") != std::string::npos)
-    {
-        return "a value of this attribute has no spaces";
-    }
-    if (DynamicCast<UintegerValue>(probe))
-    {
-        if (!v.empty() && v[0] == '-')
-        {
-            return "must be >= 0";
-        }
-        return IsUnsigned(v) ? "" : "is not a non-negative integer";
-    }
-    if (DynamicCast<IntegerValue>(probe))
-    {
-        return IsSigned(v) ? "" : "is not an integer";
-    }
-    if (DynamicCast<DoubleValue>(probe))
-    {
-        double d = 0;
-        return ParseFinite(v, d) ? "" : "is not a finite number";
-    }
-    if (DynamicCast<TimeValue>(probe))
-    {
-        return IsTime(v) ? "" : "is not a time (a finite number and a unit: s, ms, us, ns, ps)";
-    }
-    if (DynamicCast<TypeIdValue>(probe))
-    {
-        TypeId tid;
-        if (!TypeId::LookupByNameFailSafe(v, &tid))
-        {
-            std::vector<std::string> names;
-            for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
-            {
-                names.push_back(TypeId::GetRegistered(i).GetName());
-            }
-            return "is not a registered TypeId" + DidYouMean(v, names);
-        }
-    }
-    return "";
 }
 
 /// Checker's description for "expected ..." messages.
@@ -278,8 +214,9 @@ ModelledValue(const std::string& key)
 class HpccReader
 {
   public:
-    explicit HpccReader(RoceConfig& out)
-        : m_out(out)
+    HpccReader(RoceConfig& out, const std::vector<std::string>& usedElsewhere)
+        : m_out(out),
+          m_usedElsewhere(usedElsewhere)
     {
     }
 
@@ -312,7 +249,11 @@ class HpccReader
         }
         if (it->second == KeyUse::NONE)
         {
-            m_out.unmodelled.push_back(key);
+            if (std::find(m_usedElsewhere.begin(), m_usedElsewhere.end(), key) ==
+                m_usedElsewhere.end())
+            {
+                m_out.unmodelled.push_back(key);
+            }
             return;
         }
         if (it->second == KeyUse::DEFAULTED)
@@ -455,11 +396,41 @@ class HpccReader
 
     uint64_t Count(const std::string& v) const
     {
-        if (!IsUnsigned(v) || v.size() > 19)
+        if (!IsUnsigned(v))
         {
             Bad("'" + v + "' is not a non-negative integer");
         }
-        return std::stoull(v);
+        errno = 0;
+        const unsigned long long x = std::strtoull(v.c_str(), nullptr, 10);
+        if (errno == ERANGE || x > uint64_t(std::numeric_limits<int64_t>::max()))
+        {
+            Bad("'" + v + "' is larger than the largest count accepted (2^63 - 1)");
+        }
+        return x;
+    }
+
+    /// A count within [lo, hi] \param v the value \param lo smallest \param hi largest
+    uint64_t Count(const std::string& v, uint64_t lo, uint64_t hi) const
+    {
+        const uint64_t x = Count(v);
+        if (x < lo || x > hi)
+        {
+            Bad("expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+        }
+        return x;
+    }
+
+    /// A number in (0, hi] \param v the value \param hi largest
+    double Positive(const std::string& v, double hi) const
+    {
+        const double d = Number(v);
+        if (!(d > 0) || d > hi)
+        {
+            std::ostringstream os;
+            os << "expected a number > 0 and at most " << hi;
+            Bad(os.str());
+        }
+        return d;
     }
 
     bool Flag(const std::string& v) const
@@ -484,11 +455,11 @@ class HpccReader
         ++m_out.applied;
     }
 
-    /// ns-3 time of a value in microseconds
+    /// ns-3 time of a period in microseconds (> 0, at most 1e9 us)
     std::string Us(const std::string& v) const
     {
         std::ostringstream os;
-        os << NonNegative(v) << "us";
+        os << Positive(v, 1e9) << "us";
         return os.str();
     }
 
@@ -522,13 +493,14 @@ class HpccReader
             }
             else if (mode == "10")
             {
-                Bad("HPCC-PINT (CC_MODE 10) is not built in this module (1 DCQCN, 3 HPCC, "
-                    "7 TIMELY, 8 DCTCP)");
+                Bad("HPCC-PINT (CC_MODE 10, HPCC on sampled telemetry) has no counterpart here; "
+                    "HPCC on full INT is CC_MODE 3 (1 DCQCN, 3 HPCC, 7 TIMELY, 8 DCTCP)");
             }
             else
             {
-                Bad("unknown CC_MODE (1 DCQCN, 3 HPCC, 7 TIMELY, 8 DCTCP; 10 HPCC-PINT is not "
-                    "built)");
+                Bad("unknown CC_MODE (1 DCQCN, 3 HPCC, 7 TIMELY, 8 DCTCP, as in HPCC's simulator; "
+                    "Swift and no congestion control have no CC_MODE: set "
+                    "ns3::RdmaHostStack::CongestionControl=ns3::RdmaCcSwift or ns3::RdmaCcNone)");
             }
         }
         else if (key == "ENABLE_QCN")
@@ -543,7 +515,7 @@ class HpccReader
         }
         else if (key == "PACKET_PAYLOAD_SIZE")
         {
-            Set("ns3::RdmaHostStack::Mtu", std::to_string(Count(v)));
+            Set("ns3::RdmaHostStack::Mtu", std::to_string(Count(v, 256, 9000)));
         }
         else if (key == "BUFFER_SIZE")
         {
@@ -560,6 +532,12 @@ class HpccReader
             const char* attr = key == "RATE_AI"    ? "RateAi"
                                : key == "RATE_HAI" ? "RateHai"
                                                    : "MinRate";
+            // the number before the unit: a rate of 0 is meaningless here
+            if (std::strtod(v.c_str(), nullptr) == 0 && !v.empty() &&
+                std::isdigit(static_cast<unsigned char>(v[0])))
+            {
+                Bad("a rate of 0: expected a rate > 0 (e.g. 5Mb/s)");
+            }
             Set(std::string("ns3::RdmaCcDcqcn::") + attr, v);
             // HPCC's values are absolute, not scaled to the line rate
             Set("ns3::RdmaCcDcqcn::ScaleWithLinkRate", "false");
@@ -580,16 +558,16 @@ class HpccReader
         }
         else if (key == "EWMA_GAIN")
         {
-            Number(v);
+            Positive(v, 1);
             Set("ns3::RdmaCcDcqcn::G", v);
         }
         else if (key == "FAST_RECOVERY_TIMES")
         {
-            Set("ns3::RdmaCcDcqcn::FastRecoverySteps", std::to_string(Count(v)));
+            Set("ns3::RdmaCcDcqcn::FastRecoverySteps", std::to_string(Count(v, 0, 1000000)));
         }
         else if (key == "L2_ACK_INTERVAL")
         {
-            const uint64_t b = Count(v);
+            const uint64_t b = Count(v, 0, uint64_t(1) << 40);
             if (b <= 1)
             {
                 Set("ns3::RdmaHostStack::AckInterval", "1");
@@ -604,12 +582,12 @@ class HpccReader
         }
         else if (key == "U_TARGET")
         {
-            Number(v);
+            Positive(v, 1);
             Set("ns3::RdmaCcHpcc::Eta", v);
         }
         else if (key == "MI_THRESH")
         {
-            Set("ns3::RdmaCcHpcc::MaxStage", std::to_string(Count(v)));
+            Set("ns3::RdmaCcHpcc::MaxStage", std::to_string(Count(v, 0, 1000000)));
         }
     }
 
@@ -639,6 +617,7 @@ class HpccReader
     }
 
     RoceConfig& m_out;
+    std::vector<std::string> m_usedElsewhere;                 //!< keys the caller takes itself
     std::string m_key;                                        //!< key of the line being applied
     std::string m_all;                                        //!< its values
     std::map<std::string, std::map<uint64_t, double>> m_maps; //!< *_MAP: rate -> value
@@ -697,7 +676,7 @@ RoceConfigReader::SetDefault(const std::string& where,
                          DidYouMean(attr, names));
     }
     const std::string v = Trim(value);
-    const std::string syntax = CheckValueSyntax(v, info.checker);
+    const std::string syntax = CheckAttributeValueSyntax(v, info.checker);
     if (!syntax.empty())
     {
         Fail(where, name, value, syntax);
@@ -715,6 +694,7 @@ RoceConfigReader::SetDefault(const std::string& where,
     {
         Fail(where, name, value, "not a valid value: expected " + Expected(info.checker));
     }
+    RecordGivenAttribute({name, v, where});
 }
 
 void
@@ -728,7 +708,12 @@ RoceConfigReader::SetGlobal(const std::string& where,
         if ((*it)->GetName() == name)
         {
             const std::string v = Trim(value);
-            const std::string syntax = CheckValueSyntax(v, (*it)->GetChecker());
+            std::string syntax = CheckAttributeValueSyntax(v, (*it)->GetChecker());
+            if (syntax.empty() && name == "RngSeed" &&
+                v.find_first_not_of('0') == std::string::npos)
+            {
+                syntax = "is not a seed (ns-3's generator needs a seed >= 1)";
+            }
             if (!syntax.empty())
             {
                 Fail(where, name, value, syntax);
@@ -749,6 +734,7 @@ RoceConfigReader::SetGlobal(const std::string& where,
                      value,
                      "not a valid value: expected " + Expected((*it)->GetChecker()));
             }
+            RecordGivenAttribute({name, v, where});
             return;
         }
         names.push_back((*it)->GetName());
@@ -757,15 +743,59 @@ RoceConfigReader::SetGlobal(const std::string& where,
                      " (an attribute is written ns3::Type::Attribute)");
 }
 
-RoceConfig
-RoceConfigReader::Apply(const std::string& path)
+namespace
 {
-    std::ifstream in(path);
-    if (!in)
+
+/// The text of a RoCE configuration file (a regular file of at most the configuration limit).
+std::string
+ReadRoceConfigText(const std::string& path)
+{
+    try
     {
-        throw InputError("cannot open RoCE configuration '" + path + "'");
+        return ReadInputFile(path, "RoCE configuration");
     }
-    // HPCC / SimAI config.txt: the first meaningful line is "KEY value" (no ':' / '{')
+    catch (const ConfigError& e)
+    {
+        throw InputError(e.what());
+    }
+}
+
+/// The first byte of \p text that is not text (NUL or another control character), or npos.
+size_t
+FindBinary(const std::string& text)
+{
+    for (size_t i = 0; i < text.size(); ++i)
+    {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+        {
+            return i;
+        }
+    }
+    return std::string::npos;
+}
+
+/// Reject a file with binary content, naming its line.
+void
+CheckText(const std::string& path, const std::string& text)
+{
+    const size_t b = FindBinary(text);
+    if (b != std::string::npos)
+    {
+        const size_t line = 1 + std::count(text.begin(), text.begin() + b, '\n');
+        std::ostringstream os;
+        os << path << ": line " << line << ": binary content (byte 0x" << std::hex
+           << unsigned(static_cast<unsigned char>(text[b])) << " at offset " << std::dec << b
+           << "): not a RoCE configuration text file";
+        throw InputError(os.str());
+    }
+}
+
+/// An HPCC / SimAI config.txt: the first meaningful line is "KEY value" (no ':' / '{').
+bool
+LooksLikeHpccConfig(const std::string& text)
+{
+    std::istringstream in(text);
     std::string line;
     while (std::getline(in, line))
     {
@@ -774,13 +804,19 @@ RoceConfigReader::Apply(const std::string& path)
         {
             continue;
         }
-        if (line[p] != '{' && line.find(':') == std::string::npos)
-        {
-            return ApplyHpccConfig(path);
-        }
-        break;
+        return line[p] != '{' && line.find(':') == std::string::npos;
     }
-    return ApplyAttributeFile(path);
+    return false;
+}
+
+} // namespace
+
+RoceConfig
+RoceConfigReader::Apply(const std::string& path)
+{
+    const std::string text = ReadRoceConfigText(path);
+    CheckText(path, text);
+    return LooksLikeHpccConfig(text) ? ApplyHpccConfig(path) : ApplyAttributeFile(path);
 }
 
 RoceConfig
@@ -788,10 +824,12 @@ RoceConfigReader::ApplyAttributeFile(const std::string& path)
 {
     RoceConfig out;
     out.path = path;
+    const std::string text = ReadRoceConfigText(path);
+    CheckText(path, text);
     YAML::Node root;
     try
     {
-        root = YAML::LoadFile(path);
+        root = YAML::Load(text);
     }
     catch (const std::exception& e)
     {
@@ -821,15 +859,25 @@ RoceConfigReader::ApplyAttributeFile(const std::string& path)
         }
         ++out.applied;
     };
+    // a key of YAML may be a list or a mapping: not a name here
+    auto name = [&](const YAML::Node& k) {
+        if (!k.IsScalar())
+        {
+            throw InputError(path + ": a key must be an attribute or type name, found a " +
+                             (k.IsSequence() ? "list" : "mapping or nothing") + " (line " +
+                             std::to_string(k.Mark().line + 1) + ")");
+        }
+        return k.as<std::string>();
+    };
     for (const auto& kv : root)
     {
-        const std::string key = kv.first.as<std::string>();
+        const std::string key = name(kv.first);
         if (kv.second.IsMap())
         {
             const std::string type = key.rfind("ns3::", 0) == 0 ? key : "ns3::" + key;
             for (const auto& inner : kv.second)
             {
-                const std::string attr = inner.first.as<std::string>();
+                const std::string attr = name(inner.first);
                 if (attr.find("::") != std::string::npos)
                 {
                     throw InputError(path + ": '" + attr + "' under '" + key +
@@ -846,26 +894,41 @@ RoceConfigReader::ApplyAttributeFile(const std::string& path)
     return out;
 }
 
+bool
+RoceConfigReader::IsHpccKey(const std::string& key)
+{
+    return HpccKeys().count(key) != 0;
+}
+
 RoceConfig
-RoceConfigReader::ApplyHpccConfig(const std::string& path)
+RoceConfigReader::ApplyHpccConfig(const std::string& path,
+                                  const std::vector<std::string>& usedElsewhere)
 {
     RoceConfig out;
     out.path = path;
     out.hpccFormat = true;
-    std::ifstream in(path);
-    if (!in)
-    {
-        throw InputError("cannot open HPCC/SimAI configuration '" + path + "'");
-    }
-    HpccReader reader(out);
+    const std::string text = ReadRoceConfigText(path);
+    CheckText(path, text);
+    std::istringstream in(text);
+    HpccReader reader(out, usedElsewhere);
     std::string line;
+    std::map<std::string, uint32_t> seen; // key -> line
+    uint32_t lineNo = 0;
     while (std::getline(in, line))
     {
+        ++lineNo;
         std::istringstream ls(line);
         std::string key;
         if (!(ls >> key) || key[0] == '#')
         {
             continue;
+        }
+        const auto first = seen.emplace(key, lineNo);
+        if (!first.second)
+        {
+            throw InputError(path + ": line " + std::to_string(lineNo) + ": key '" + key +
+                             "' given twice (first on line " + std::to_string(first.first->second) +
+                             ")");
         }
         std::vector<std::string> vals;
         for (std::string v; ls >> v;)

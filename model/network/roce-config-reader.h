@@ -84,9 +84,16 @@ class RoceConfigReader
     /**
      * Read an HPCC / SimAI config.txt.
      * \param path the file
+     * \param usedElsewhere keys the caller takes from the file itself (e.g.
+     *        TOPOLOGY_FILE when the file is the network configuration): not
+     *        warned as without effect
      * \return what was set
      */
-    static RoceConfig ApplyHpccConfig(const std::string& path);
+    static RoceConfig ApplyHpccConfig(const std::string& path,
+                                      const std::vector<std::string>& usedElsewhere = {});
+
+    /// \return whether \p key is a key of HPCC's or SimAI's config.txt \param key the key
+    static bool IsHpccKey(const std::string& key);
 
     /**
      * Set one attribute default strictly (the check every key of an attribute

@@ -8,8 +8,11 @@
 
 #include "topology.h"
 
+#include "ns3/astra-limits.h"
+
 #include <algorithm>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -34,6 +37,15 @@ Mix64(uint64_t x)
 Fail(const std::string& what)
 {
     throw std::invalid_argument("topology: memory placement: " + what);
+}
+
+/// \return a number as text (shortest form) \param x the number
+std::string
+NumberText(double x)
+{
+    std::ostringstream os;
+    os << x;
+    return os.str();
 }
 
 } // namespace
@@ -107,6 +119,21 @@ Topology::PlaceMemory(const MemoryPlacement& given)
     if (!(p.linkGBps >= 0) || !(p.uplinkGBps >= 0))
     {
         Fail("link bandwidths must not be negative");
+    }
+    // a given rate or latency within the range of every link (astra-limits.h)
+    for (const double bw : {p.linkGBps, p.uplinkGBps})
+    {
+        if (bw != 0 && (bw < limits::kMinBandwidthGBps || bw > limits::kMaxBandwidthGBps))
+        {
+            Fail("link bandwidth " + NumberText(bw) + " GB/s is outside the accepted range " +
+                 NumberText(limits::kMinBandwidthGBps) + " to " +
+                 NumberText(limits::kMaxBandwidthGBps) + " GB/s");
+        }
+    }
+    if (!(p.linkLatencyNs <= limits::kMaxTimeNs))
+    {
+        Fail("link latency " + NumberText(p.linkLatencyNs) + " ns exceeds the largest accepted, " +
+             NumberText(limits::kMaxTimeNs) + " ns");
     }
     if (p.linkGBps == 0)
     {

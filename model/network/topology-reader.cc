@@ -20,6 +20,7 @@
 #include "topology.h"
 
 #include "ns3/astra-input.h"
+#include "ns3/astra-limits.h"
 
 #include <algorithm>
 #include <cctype>
@@ -27,6 +28,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <yaml-cpp/yaml.h>
 
 namespace ns3
@@ -240,6 +242,10 @@ ReadRaw(const std::string& path)
     cfg.path = path;
     const std::string text = ReadInputFile(path, "network configuration");
     const size_t first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos)
+    {
+        throw ConfigError(path + ": empty file (expected a network configuration: YAML or JSON)");
+    }
     const bool isJson = first != std::string::npos && text[first] == '{';
     if (isJson)
     {
@@ -266,6 +272,12 @@ ReadRaw(const std::string& path)
         }
         for (const auto& kv : root)
         {
+            if (!kv.first.IsScalar())
+            {
+                throw ConfigError(path + ": a key must be a name, found a " +
+                                  (kv.first.IsSequence() ? "list" : "mapping or nothing") +
+                                  " (line " + std::to_string(kv.first.Mark().line + 1) + ")");
+            }
             FlattenYaml(kv.second, kv.first.as<std::string>(), cfg);
         }
     }
@@ -411,6 +423,55 @@ CheckNotModelled(const RawConfig& cfg, size_t dims)
     }
 }
 
+/// \return x as written in a message
+std::string
+NumText(double x)
+{
+    std::ostringstream os;
+    os << x;
+    return os.str();
+}
+
+/// Check a bandwidth (GB/s) of dimension d under key.
+double
+CheckBandwidth(const RawConfig& cfg, const std::string& key, size_t d, double bw)
+{
+    if (!(bw > 0))
+    {
+        cfg.Fail(key,
+                 "values must be positive (dimension " + std::to_string(d) + ": " + NumText(bw) +
+                     ")");
+    }
+    if (bw < limits::kMinBandwidthGBps || bw > limits::kMaxBandwidthGBps)
+    {
+        cfg.Fail(key,
+                 "dimension " + std::to_string(d) + ": " + NumText(bw) +
+                     " GB/s is outside the accepted range " + NumText(limits::kMinBandwidthGBps) +
+                     " to " + NumText(limits::kMaxBandwidthGBps) + " GB/s");
+    }
+    return bw;
+}
+
+/// Check a latency (ns) of dimension d under key.
+double
+CheckLatency(const RawConfig& cfg, const std::string& key, size_t d, double ns)
+{
+    if (!(ns >= 0))
+    {
+        cfg.Fail(key,
+                 "values must not be negative (dimension " + std::to_string(d) + ": " +
+                     NumText(ns) + ")");
+    }
+    if (ns > limits::kMaxTimeNs)
+    {
+        cfg.Fail(key,
+                 "dimension " + std::to_string(d) + ": " + NumText(ns) +
+                     " ns exceeds the largest latency accepted, " + NumText(limits::kMaxTimeNs) +
+                     " ns");
+    }
+    return ns;
+}
+
 /**
  * Read the optional per-dimension link-efficiency (also link_efficiency) of
  * any dimension type: a number in (0, 1], "-" / "~" for the default 1.
@@ -488,11 +549,27 @@ ReadShapeKeys(const RawConfig& cfg, std::vector<DimensionSpec>& dims)
             {
                 continue; // 0: default
             }
-            if (x < 0 || (integer && (x != std::floor(x) || x > 1e9)))
+            if (x < 0 || (integer && (x != std::floor(x) || x > double(limits::kMaxNpus))))
             {
                 cfg.Fail(name,
                          "dimension " + std::to_string(d) + ": '" + v + "' is not a " +
-                             (integer ? "positive integer" : "non-negative number"));
+                             (integer ? "positive integer (at most " +
+                                            std::to_string(limits::kMaxNpus) + ")"
+                                      : std::string("non-negative number")));
+            }
+            if (k == ShapeKey::UPLINK_BANDWIDTH)
+            {
+                CheckBandwidth(cfg, name, d, x);
+            }
+            else if (k == ShapeKey::UPLINK_LATENCY)
+            {
+                CheckLatency(cfg, name, d, x);
+            }
+            else if (k == ShapeKey::OVERSUBSCRIPTION && x > 1e6)
+            {
+                cfg.Fail(name,
+                         "dimension " + std::to_string(d) + ": '" + v +
+                             "' exceeds the largest oversubscription accepted, 1e6");
             }
             if (k == ShapeKey::IN_SWITCH && x != 1)
             {
@@ -655,12 +732,22 @@ ReadMemoryKeys(const RawConfig& cfg, Topology& t)
         }
         p.dimension = static_cast<int32_t>(x);
     }
-    auto positive = [&](const std::string& key, bool zeroOk) {
+    // in the range of every link (astra-limits.h): a rate (GB/s) or a latency (ns)
+    auto positive = [&](const std::string& key, bool latency) {
         const double x = cfg.Number(spelled[key], v[key]);
-        if (x < 0 || (!zeroOk && x == 0))
+        if (x < 0 || (!latency && x == 0))
         {
             cfg.Fail(spelled[key],
-                     "'" + v[key] + "' must be " + (zeroOk ? "non-negative" : "positive"));
+                     "'" + v[key] + "' must be " + (latency ? "non-negative" : "positive"));
+        }
+        const double lo = latency ? 0.0 : limits::kMinBandwidthGBps;
+        const double hi = latency ? limits::kMaxTimeNs : limits::kMaxBandwidthGBps;
+        if (x < lo || x > hi)
+        {
+            std::ostringstream os;
+            os << "'" << v[key] << "' is outside the accepted range " << lo << " to " << hi
+               << (latency ? " ns" : " GB/s");
+            cfg.Fail(spelled[key], os.str());
         }
         return x;
     };
@@ -700,9 +787,15 @@ Topology::FromFile(const std::string& path)
     std::vector<DimensionSpec> dims;
 
     auto positiveCount = [&](const std::string& key, double v) -> uint32_t {
-        if (!(v >= 1) || v != std::floor(v) || v > 1e9)
+        if (!(v >= 1) || v != std::floor(v))
         {
-            cfg.Fail(key, "NPU counts must be positive integers");
+            cfg.Fail(key, "NPU counts must be positive integers, found " + NumText(v));
+        }
+        if (v > double(limits::kMaxNpus))
+        {
+            cfg.Fail(key,
+                     NumText(v) + " NPUs in one dimension exceed the limit of " +
+                         std::to_string(limits::kMaxNpus) + " NPUs per topology");
         }
         return static_cast<uint32_t>(v);
     };
@@ -722,16 +815,8 @@ Topology::FromFile(const std::string& path)
             DimensionSpec s;
             s.type = ParseDimType(cfg, "topology", names[d]);
             s.npus = positiveCount("npus_count", counts[d]);
-            if (!(bws[d] > 0))
-            {
-                cfg.Fail("bandwidth", "values must be positive");
-            }
-            if (!(lats[d] >= 0))
-            {
-                cfg.Fail("latency", "values must not be negative");
-            }
-            s.bandwidthGBps = bws[d];
-            s.latencyNs = lats[d];
+            s.bandwidthGBps = CheckBandwidth(cfg, "bandwidth", d, bws[d]);
+            s.latencyNs = CheckLatency(cfg, "latency", d, lats[d]);
             dims.push_back(s);
         }
         ReadShapeKeys(cfg, dims);
@@ -775,21 +860,20 @@ Topology::FromFile(const std::string& path)
             DimensionSpec s;
             s.type = ParseDimType(cfg, "topologies-per-dim", names[d]);
             s.npus = positiveCount("units-count", counts[d]);
-            if (!(bws[d] > 0))
+            CheckBandwidth(cfg, "link-bandwidth", d, bws[d]);
+            s.latencyNs = CheckLatency(cfg, "link-latency", d, lats[d]);
+            if (cfg.Has("links-count") &&
+                (!(links[d] >= 1) || links[d] != std::floor(links[d]) || links[d] > 1e6))
             {
-                cfg.Fail("link-bandwidth", "values must be positive");
-            }
-            if (!(lats[d] >= 0))
-            {
-                cfg.Fail("link-latency", "values must not be negative");
-            }
-            if (cfg.Has("links-count") && !(links[d] > 0))
-            {
-                cfg.Fail("links-count", "values must be positive");
+                cfg.Fail("links-count",
+                         "dimension " + std::to_string(d) +
+                             ": expected an integer from 1 to "
+                             "1000000, found " +
+                             NumText(links[d]));
             }
             const double needed = GetDimensionKind(s.type).LinksPerModelledLink(s.npus);
-            s.bandwidthGBps = bws[d] * std::max(1.0, links[d] / needed);
-            s.latencyNs = lats[d];
+            s.bandwidthGBps =
+                CheckBandwidth(cfg, "link-bandwidth", d, bws[d] * std::max(1.0, links[d] / needed));
             dims.push_back(s);
         }
         ReadShapeKeys(cfg, dims);

@@ -38,10 +38,12 @@
 
 #include "topology-dimension.h"
 
+#include "ns3/astra-limits.h"
 #include "ns3/log.h"
 
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -141,10 +143,29 @@ Topology::FromDimensions(const std::vector<DimensionSpec>& dims)
         {
             throw std::invalid_argument(where + " link efficiency must be in (0, 1]");
         }
-        npus *= s.npus;
-        if (npus > std::numeric_limits<uint32_t>::max() / 2)
+        if (!(s.bandwidthGBps >= limits::kMinBandwidthGBps) ||
+            s.bandwidthGBps > limits::kMaxBandwidthGBps)
         {
-            throw std::invalid_argument("topology: too many NPUs");
+            std::ostringstream os;
+            os << where << " bandwidth " << s.bandwidthGBps
+               << " GB/s is outside the accepted range " << limits::kMinBandwidthGBps << " to "
+               << limits::kMaxBandwidthGBps << " GB/s";
+            throw std::invalid_argument(os.str());
+        }
+        if (s.latencyNs > limits::kMaxTimeNs)
+        {
+            std::ostringstream os;
+            os << where << " latency " << s.latencyNs << " ns exceeds the largest accepted, "
+               << limits::kMaxTimeNs << " ns";
+            throw std::invalid_argument(os.str());
+        }
+        npus *= s.npus;
+        if (npus > limits::kMaxNpus)
+        {
+            throw std::invalid_argument("topology: " + std::to_string(npus) +
+                                        (d + 1 < dims.size() ? "+" : "") +
+                                        " NPUs exceed the limit of " +
+                                        std::to_string(limits::kMaxNpus) + " NPUs per topology");
         }
     }
     t.m_npuCount = dims.empty() ? 0 : static_cast<uint32_t>(npus);
@@ -198,10 +219,12 @@ Topology::FromDimensions(const std::vector<DimensionSpec>& dims)
         totalSwitches += uint64_t(lay.switchesPerBlock) * lay.blocks;
         stride *= s.npus;
     }
-    if (totalLinks > std::numeric_limits<uint32_t>::max() / 2 ||
-        totalSwitches + t.m_npuCount > std::numeric_limits<uint32_t>::max() / 2)
+    if (totalLinks > limits::kMaxLinks || totalSwitches > limits::kMaxLinks)
     {
-        throw std::invalid_argument("topology: too many links or switches");
+        throw std::invalid_argument("topology: " + std::to_string(totalLinks) + " links and " +
+                                    std::to_string(totalSwitches) +
+                                    " switches: more than the limit of " +
+                                    std::to_string(limits::kMaxLinks) + " of either");
     }
 
     // Switches, dimension by dimension, block by block.

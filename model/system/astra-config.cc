@@ -6,6 +6,7 @@
 
 #include "collective-protocol.h"
 
+#include "ns3/astra-limits.h"
 #include "ns3/chakra-reader.h"
 
 #include <algorithm>
@@ -28,9 +29,7 @@ namespace
 using nlohmann::json;
 
 /// Largest delay or latency accepted, in ns (1000 s; a simulation time is an int64 of ns).
-constexpr double kMaxNs = 1e12;
-/// Largest chunk count accepted (preferred-dataset-splits, active-chunks-per-dimension).
-constexpr uint32_t kMaxChunks = 1000000;
+constexpr double kMaxNs = limits::kMaxTimeNs;
 
 [[noreturn]] void
 Fail(const std::string& file, const std::string& what)
@@ -94,8 +93,9 @@ class Value
             const std::string& s = m_v.get_ref<const std::string&>();
             char* end = nullptr;
             d = std::strtod(s.c_str(), &end);
+            // decimal only: strtod would also read hexadecimal ("0x10") and "infinity"
             if (s.empty() || end == nullptr || *end != '\0' ||
-                std::isspace(static_cast<unsigned char>(s[0])))
+                s.find_first_not_of("0123456789+-.eE") != std::string::npos)
             {
                 FailKey(m_file, m_key, "expected a number, found '" + s + "'");
             }
@@ -122,6 +122,27 @@ class Value
         if (d > max)
         {
             FailKey(m_file, m_key, "must be at most " + NumberText(max) + ", found " + Text());
+        }
+        return d;
+    }
+
+    /**
+     * \return a number in (0, max] that is at least \p min (a bandwidth, a rate)
+     * \param min smallest value \param max largest value \param unit the unit, for messages
+     */
+    double Positive(double min, double max, const std::string& unit) const
+    {
+        const double d = Number();
+        if (!(d > 0))
+        {
+            FailKey(m_file, m_key, "must be > 0, found " + Text());
+        }
+        if (d < min || d > max)
+        {
+            FailKey(m_file,
+                    m_key,
+                    "must be from " + NumberText(min) + " to " + NumberText(max) + " " + unit +
+                        ", found " + Text());
         }
         return d;
     }
@@ -389,11 +410,11 @@ SystemKeys()
          [](const Value& v, SystemConfig& c) { c.allToAllCustom = v.StringList(false); }},
         {"preferred-dataset-splits",
          [](const Value& v, SystemConfig& c) {
-             c.preferredDatasetSplits = v.Count(1, kMaxChunks);
+             c.preferredDatasetSplits = v.Count(1, limits::kMaxSplits);
          }},
         {"active-chunks-per-dimension",
          [](const Value& v, SystemConfig& c) {
-             c.activeChunksPerDimension = v.Count(1, kMaxChunks);
+             c.activeChunksPerDimension = v.Count(1, limits::kMaxActiveChunks);
          }},
         {"endpoint-delay",
          [](const Value& v, SystemConfig& c) { c.endpointDelay = v.NonNegative(kMaxNs); }},
@@ -403,9 +424,16 @@ SystemKeys()
         {"L", [](const Value& v, SystemConfig& c) { c.L = v.NonNegative(kMaxNs); }},
         {"o", [](const Value& v, SystemConfig& c) { c.o = v.NonNegative(kMaxNs); }},
         {"g", [](const Value& v, SystemConfig& c) { c.g = v.NonNegative(kMaxNs); }},
-        {"G", [](const Value& v, SystemConfig& c) { c.G = v.NonNegative(); }},
-        {"local-mem-bw", [](const Value& v, SystemConfig& c) { c.localMemBw = v.NonNegative(); }},
-        {"peak-perf", [](const Value& v, SystemConfig& c) { c.peakPerf = v.NonNegative(); }},
+        {"G", [](const Value& v, SystemConfig& c) { c.G = v.NonNegative(kMaxNs); }},
+        {"local-mem-bw",
+         [](const Value& v, SystemConfig& c) {
+             c.localMemBw =
+                 v.Positive(limits::kMinBandwidthGBps, limits::kMaxBandwidthGBps, "GB/s");
+         }},
+        {"peak-perf",
+         [](const Value& v, SystemConfig& c) {
+             c.peakPerf = v.Positive(1e-6, limits::kMaxPeakPerfTflops, "TFLOPS");
+         }},
         {"roofline-enabled", [](const Value& v, SystemConfig& c) { c.rooflineEnabled = v.Bool(); }},
         {"replay-only", [](const Value& v, SystemConfig& c) { c.replayOnly = v.Bool(); }},
         {"trace-enabled", [](const Value& v, SystemConfig& c) { c.traceEnabled = v.Bool(); }},
@@ -543,7 +571,11 @@ SystemConfig
 ParseSystemConfigText(const std::string& text, const std::string& name)
 {
     const size_t first = text.find_first_not_of(" \t\r\n");
-    const bool isJson = first != std::string::npos && (text[first] == '{' || text[first] == '[');
+    if (first == std::string::npos)
+    {
+        Fail(name, "empty file (expected a system configuration: JSON or the 1.0 text form)");
+    }
+    const bool isJson = text[first] == '{' || text[first] == '[';
     const json j = isJson ? ParseJsonText(text, name) : TxtToJson(text, name);
     if (!j.is_object())
     {
@@ -732,15 +764,17 @@ ParseRemoteMemoryConfig(const std::string& path)
         }
         else if (key == "remote-mem-bw")
         {
-            c.remoteMemBw = v.NonNegative();
+            // a zero bandwidth is meaningless whatever the memory type
+            c.remoteMemBw =
+                v.Positive(limits::kMinBandwidthGBps, limits::kMaxBandwidthGBps, "GB/s");
         }
         else if (key == "num-nodes")
         {
-            c.numNodes = v.Count(1);
+            c.numNodes = v.Count(1, limits::kMaxNpus);
         }
         else if (key == "num-npus-per-node")
         {
-            c.numNpusPerNode = v.Count(1);
+            c.numNpusPerNode = v.Count(1, limits::kMaxNpus);
         }
         // the fabric keys (memory nodes on the flow and RoCE backends)
         else if (key == "memory-attach")
@@ -757,12 +791,9 @@ ParseRemoteMemoryConfig(const std::string& path)
         }
         else if (key == "memory-link-bw" || key == "memory-uplink-bw")
         {
-            const double bw = v.NonNegative(1e9);
-            if (!(bw > 0))
-            {
-                FailKey(path, key, "must be > 0 (GB/s), found " + v.Text());
-            }
-            (key == "memory-link-bw" ? c.memoryLinkBw : c.memoryUplinkBw) = bw;
+            // the range of every link of the topology (astra-limits.h)
+            (key == "memory-link-bw" ? c.memoryLinkBw : c.memoryUplinkBw) =
+                v.Positive(limits::kMinBandwidthGBps, limits::kMaxBandwidthGBps, "GB/s");
         }
         else if (key == "memory-link-latency")
         {
@@ -870,6 +901,7 @@ ParseCommGroupsText(const std::string& text, const std::string& name, uint32_t n
         Fail(name, "communicator groups must be a JSON object {\"<id>\": [npu, ...]}");
     }
     CommGroups groups;
+    std::map<int64_t, std::string> keys; // id -> the key as written
     for (auto it = j.begin(); it != j.end(); ++it)
     {
         const std::string& key = it.key();
@@ -893,8 +925,11 @@ ParseCommGroupsText(const std::string& text, const std::string& name, uint32_t n
         }
         if (groups.count(id) != 0)
         {
-            Fail(name, "group id '" + key + "' duplicates id " + std::to_string(id));
+            Fail(name,
+                 "group ids '" + keys[id] + "' and '" + key + "' are the same integer " +
+                     std::to_string(id) + " (a group id is an integer; give each once)");
         }
+        keys[id] = key;
         const json& v = it.value();
         if (!v.is_array())
         {

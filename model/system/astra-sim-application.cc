@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 namespace ns3
@@ -215,6 +216,16 @@ AstraSimApplication::ComputeTime(const WorkloadNode& n, const SystemParams& p)
     {
         return NanoSeconds(std::max<int64_t>(0, CompatComputeNs(n, p)));
     }
+    return Time::FromDouble(ComputeTimeNs(n, p), Time::NS);
+}
+
+double
+AstraSimApplication::ComputeTimeNs(const WorkloadNode& n, const SystemParams& p)
+{
+    if (p.compat)
+    {
+        return double(std::max<int64_t>(0, CompatComputeNs(n, p)));
+    }
     double ns = double(n.GetDurationNs());
     bool roofline = p.rooflineEnabled || (n.GetDurationNs() == 0 && n.hasNumOps);
     if (roofline && n.hasNumOps && p.peakPerfTflops > 0)
@@ -227,7 +238,7 @@ AstraSimApplication::ComputeTime(const WorkloadNode& n, const SystemParams& p)
         ns = perf > 0 ? double(n.numOps) / perf * 1e9 : 0.0;
     }
     ns *= p.computeScale;
-    return Time::FromDouble(ns, Time::NS);
+    return ns;
 }
 
 int64_t
@@ -237,7 +248,8 @@ AstraSimApplication::CompatComputeNs(const WorkloadNode& n, const SystemParams& 
     {
         // replay; the reference never lets a node take no time
         const uint64_t d = n.GetDurationNs();
-        return d == 0 ? 1 : static_cast<int64_t>(d);
+        constexpr uint64_t kMax = uint64_t(std::numeric_limits<int64_t>::max());
+        return d == 0 ? 1 : static_cast<int64_t>(std::min(d, kMax));
     }
     if (n.tensorSize == 0)
     {
@@ -252,7 +264,9 @@ AstraSimApplication::CompatComputeNs(const WorkloadNode& n, const SystemParams& 
         return 0;
     }
     const double seconds = double(n.numOps) / perf;
-    return static_cast<int64_t>(seconds * 1e9);
+    const double ns = seconds * 1e9;
+    // beyond int64 (the workload check rejects it, as beyond limits::kMaxTimeNs)
+    return ns < 9e18 ? static_cast<int64_t>(ns) : std::numeric_limits<int64_t>::max();
 }
 
 bool

@@ -97,6 +97,12 @@ class AstraSimApplication : public Application
     /// \return compute time of one COMP node (replay or roofline; with p.compat the
     /// reference's rule, see CompatComputeNs, 0 for a skipped node)
     static Time ComputeTime(const WorkloadNode& n, const SystemParams& p);
+    /**
+     * ComputeTime() in nanoseconds, before rounding to a Time (what the
+     * workload check compares with limits::kMaxTimeNs).
+     * \param n the node \param p the system parameters \return nanoseconds
+     */
+    static double ComputeTimeNs(const WorkloadNode& n, const SystemParams& p);
 
     /**
      * The reference's compute time of a COMP node (compatibility model): with

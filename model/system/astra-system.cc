@@ -3,6 +3,7 @@
 #include "collective-protocol.h"
 
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-limits.h"
 #include "ns3/boolean.h"
 #include "ns3/event-batcher.h"
 #include "ns3/in-switch-network.h"
@@ -44,6 +45,58 @@ KeyHash(const std::string& key)
         h = (h ^ c) * 1099511628211ull;
     }
     return h ? h : 1;
+}
+
+/// The system parameters a run can honour (set from files, options or C++): InputError if not.
+void
+CheckSystemParams(const SystemParams& p)
+{
+    auto bad = [](const std::string& what) { throw InputError("system parameters: " + what); };
+    auto text = [](double x) {
+        std::ostringstream os;
+        os << x;
+        return os.str();
+    };
+    static_assert(limits::kMaxSplits <= kMaxChunks, "the splits limit fits the tag's chunk field");
+    if (p.splits < 1 || p.splits > limits::kMaxSplits)
+    {
+        bad("preferred-dataset-splits " + std::to_string(p.splits) + ": expected 1 to " +
+            std::to_string(limits::kMaxSplits));
+    }
+    if (p.activeChunks < 1 || p.activeChunks > limits::kMaxActiveChunks)
+    {
+        bad("active-chunks-per-dimension " + std::to_string(p.activeChunks) + ": expected 1 to " +
+            std::to_string(limits::kMaxActiveChunks));
+    }
+    if (p.queuesPerDim < 1 || p.queuesPerDim > limits::kMaxQueuesPerDim)
+    {
+        bad("num-queues-per-dim " + std::to_string(p.queuesPerDim) + ": expected 1 to " +
+            std::to_string(limits::kMaxQueuesPerDim));
+    }
+    if (!(p.commScale > 0) || p.commScale > 1e6)
+    {
+        bad("comm-scale " + text(p.commScale) + ": expected > 0 and at most 1e6");
+    }
+    if (!(p.computeScale >= 0) || p.computeScale > 1e6)
+    {
+        bad("compute-scale " + text(p.computeScale) + ": expected 0 to 1e6");
+    }
+    if (!(p.injectionScale >= 0) || p.injectionScale > 1e6)
+    {
+        bad("injection-scale " + text(p.injectionScale) + ": expected 0 to 1e6");
+    }
+    if (!(p.endpointDelayNs >= 0) || p.endpointDelayNs > limits::kMaxTimeNs)
+    {
+        bad("endpoint-delay " + text(p.endpointDelayNs) + " ns: expected 0 to 1e12");
+    }
+    if (!(p.localMemBwGBps >= 0) || p.localMemBwGBps > limits::kMaxBandwidthGBps)
+    {
+        bad("local-mem-bw " + text(p.localMemBwGBps) + " GB/s: expected 0 (no cost) to 1e6");
+    }
+    if (!(p.peakPerfTflops >= 0) || p.peakPerfTflops > limits::kMaxPeakPerfTflops)
+    {
+        bad("peak-perf " + text(p.peakPerfTflops) + " TFLOPS: expected 0 to 1e6");
+    }
 }
 
 void
@@ -150,23 +203,7 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
         EventBatcher::SetEnabled(true);
         m_batcherOwner = true;
     }
-    if (m_params.splits == 0)
-    {
-        m_params.splits = 1;
-    }
-    if (m_params.splits > kMaxChunks)
-    {
-        throw std::runtime_error("preferred-dataset-splits " + std::to_string(params.splits) +
-                                 " exceeds the supported maximum " + std::to_string(kMaxChunks));
-    }
-    if (m_params.activeChunks == 0)
-    {
-        m_params.activeChunks = 1;
-    }
-    if (m_params.queuesPerDim == 0)
-    {
-        m_params.queuesPerDim = 1;
-    }
+    CheckSystemParams(m_params);
     m_planner.Setup(m_dims, m_params);
     m_inSwitch = backend ? backend->GetInSwitchInterface() : nullptr;
     m_planner.SetInSwitchAvailable(m_inSwitch != nullptr);
@@ -309,16 +346,76 @@ SystemContext::HasCommGroup(const std::string& name) const
 }
 
 std::shared_ptr<const std::vector<uint32_t>>
-SystemContext::ResolveGroup(const std::string& name) const
+SystemContext::ResolveGroup(const std::string& name, std::string* canonical) const
 {
     auto it = m_groups.find(name);
     if (it != m_groups.end())
     {
+        if (canonical)
+        {
+            *canonical = name;
+        }
         return it->second;
     }
-    if (name.empty() || name == "0")
+    auto alias = m_groupAliases.find(name);
+    if (alias != m_groupAliases.end())
     {
+        if (canonical)
+        {
+            *canonical = alias->second;
+        }
+        return alias->second.empty() ? m_world : m_groups.at(alias->second);
+    }
+    if (name.empty())
+    {
+        if (canonical)
+        {
+            canonical->clear();
+        }
         return m_world;
+    }
+    // ASTRA-sim reads a pg_name with std::stoi: blanks, a sign, digits; the rest is ignored
+    long long id = 0;
+    bool integer = false;
+    {
+        size_t i = name.find_first_not_of(" \t\n\r\f\v");
+        const bool neg = i != std::string::npos && name[i] == '-';
+        if (i != std::string::npos && (name[i] == '-' || name[i] == '+'))
+        {
+            ++i;
+        }
+        size_t digits = 0;
+        while (i != std::string::npos && i < name.size() &&
+               std::isdigit(static_cast<unsigned char>(name[i])) && digits < 10)
+        {
+            id = id * 10 + (name[i] - '0');
+            ++i;
+            ++digits;
+        }
+        const bool more = i != std::string::npos && i < name.size() &&
+                          std::isdigit(static_cast<unsigned char>(name[i]));
+        integer = digits > 0 && !more && id <= 2147483647LL;
+        id = neg ? -id : id;
+    }
+    if (integer)
+    {
+        const std::string decimal = std::to_string(id);
+        auto byId = m_groups.find(decimal);
+        if (byId != m_groups.end() || id == 0)
+        {
+            const std::string target = byId != m_groups.end() ? decimal : std::string();
+            m_groupAliases[name] = target;
+            ASTRA_WARN("pg-name-read-as-integer:" + name,
+                       "pg_name '" << name << "' names "
+                                   << (target.empty() ? std::string("all NPUs")
+                                                      : "communicator group " + decimal)
+                                   << ": it is read as an integer, as ASTRA-sim reads it");
+            if (canonical)
+            {
+                *canonical = target;
+            }
+            return target.empty() ? m_world : byId->second;
+        }
     }
     std::ostringstream os;
     os << "unknown communicator group '" << name << "' (known:";
@@ -328,6 +425,17 @@ SystemContext::ResolveGroup(const std::string& name) const
     }
     os << "; pass --comm-group-configuration or declare it in a METADATA node)";
     throw std::runtime_error(os.str());
+}
+
+std::vector<std::string>
+SystemContext::GetCommGroupNames() const
+{
+    std::vector<std::string> names;
+    for (const auto& g : m_groups)
+    {
+        names.push_back(g.first);
+    }
+    return names;
 }
 
 Ptr<AstraSystem>
@@ -808,7 +916,8 @@ uint32_t
 AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
 {
     const SystemParams& p = m_ctx->GetParams();
-    auto members = m_ctx->ResolveGroup(reqIn.group);
+    std::string groupName;
+    auto members = m_ctx->ResolveGroup(reqIn.group, &groupName);
     if (!std::binary_search(members->begin(), members->end(), m_npu))
     {
         throw std::runtime_error("NPU " + std::to_string(m_npu) + " issues collective '" +
@@ -836,8 +945,8 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
     // the k-th collective on the same (sub)group is the same collective everywhere
     // (plain appends, no ostringstream: this runs per NPU and collective)
     std::string key;
-    key.reserve(reqIn.group.size() + reqIn.name.size() + reqIn.involvedDim.size() + 24);
-    key += reqIn.group;
+    key.reserve(groupName.size() + reqIn.name.size() + reqIn.involvedDim.size() + 24);
+    key += groupName;
     key += '|';
     key += std::to_string(c->anchor);
     key += '|';
@@ -878,13 +987,16 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
         rec.placement = plan.Placement();
         rec.members = plan.MemberCount();
     }
-    else if (rec.type != reqIn.type)
+    else if (rec.type != reqIn.type || rec.bytes != c->req.bytes)
     {
-        ASTRA_WARN("collective-type-mismatch",
-                   "NPU " << m_npu << ": collective '" << reqIn.name << "' #" << seq
-                          << " on group '" << reqIn.group << "' is " << CollTypeName(reqIn.type)
-                          << " here but " << CollTypeName(rec.type)
-                          << " on another member (its first member's type is reported)");
+        // the same collective (k-th of this name on this group) must agree on every member
+        std::ostringstream os;
+        os << "collective '" << reqIn.name << "' #" << seq << " on "
+           << (groupName.empty() ? std::string("all NPUs") : "group '" + reqIn.group + "'")
+           << " is " << CollTypeName(reqIn.type) << " of " << c->req.bytes << " bytes on NPU "
+           << m_npu << " but " << CollTypeName(rec.type) << " of " << rec.bytes << " bytes on NPU "
+           << (rec.issuers.empty() ? 0u : rec.issuers.front()) << ": the members' traces disagree";
+        throw std::runtime_error(os.str());
     }
     if (created && m_ctx->IsDistributed())
     {
@@ -1080,8 +1192,9 @@ AstraSystem::Enqueue(Stream* s)
     s->queue = q;
     s->queued = true;
     m_queues[q].waiting.push_back(s);
-    Pump(q);
-    if (!s->queued || m_compat)
+    // a stream Pump starts may run to its end at once and be freed with its collective:
+    // not touched after it started
+    if (Pump(q, s) || m_compat)
     {
         return;
     }
@@ -1103,9 +1216,10 @@ AstraSystem::Enqueue(Stream* s)
     }
 }
 
-void
-AstraSystem::Pump(uint32_t q)
+bool
+AstraSystem::Pump(uint32_t q, const Stream* watch)
 {
+    bool watched = false;
     Queue& qu = m_queues[q];
     while (qu.active < qu.capacity && !qu.waiting.empty())
     {
@@ -1128,15 +1242,17 @@ AstraSystem::Pump(uint32_t q)
         }
         if (best == SIZE_MAX)
         {
-            return;
+            return watched;
         }
         Stream* s = qu.waiting[best];
         qu.waiting.erase(qu.waiting.begin() + best);
         qu.active++;
         s->queue = q;
         s->queued = false;
+        watched = watched || s == watch;
         StartPhase(s);
     }
+    return watched;
 }
 
 void

@@ -215,8 +215,21 @@ class SystemContext : public Object, public MessageSink, public DistributedMessa
     /// \internal \return mutable record
     CollectiveRecord& Record(uint32_t id);
 
-    /// \return the member list of a group ("" / "0" = all NPUs unless defined); throws if unknown
-    std::shared_ptr<const std::vector<uint32_t>> ResolveGroup(const std::string& name) const;
+    /**
+     * The members of the group a pg_name names. A name that is not a group's
+     * exact name is read as ASTRA-sim reads it, as an integer (std::stoi:
+     * leading blanks, a sign, digits, the rest ignored), so "3.0" and "03"
+     * name group 3 (a warning, once per name); "" and a name that reads as 0
+     * name all NPUs unless a group "0" is defined.
+     * \param name the pg_name
+     * \param canonical if not null, set to the group's own name ("" for all NPUs)
+     * \return the member list; throws std::runtime_error if no group matches
+     */
+    std::shared_ptr<const std::vector<uint32_t>> ResolveGroup(
+        const std::string& name,
+        std::string* canonical = nullptr) const;
+    /// \return the names of the groups defined (communicator-group file, traces)
+    std::vector<std::string> GetCommGroupNames() const;
 
     /// \return the collective planner (dimensions, placement, algorithm choice)
     const CollectivePlanner& GetPlanner() const;
@@ -268,6 +281,8 @@ class SystemContext : public Object, public MessageSink, public DistributedMessa
     std::vector<Ptr<AstraSystem>> m_systems;
     std::map<std::string, std::shared_ptr<const std::vector<uint32_t>>> m_groups;
     std::shared_ptr<const std::vector<uint32_t>> m_world;
+    /// pg_names resolved by reading them as integers: name -> the group's own name
+    mutable std::map<std::string, std::string> m_groupAliases;
     std::unordered_map<std::string, uint32_t> m_collIds;
     std::vector<CollectiveRecord> m_records;
     std::vector<bool> m_local;                        //!< distributed: NPU runs here
@@ -576,7 +591,13 @@ class AstraSystem : public Object
     };
 
     void Enqueue(Stream* s);
-    void Pump(uint32_t q);
+    /**
+     * Start waiting streams of queue \p q while it has free slots.
+     * \param q the queue
+     * \param watch a stream of interest (may be null)
+     * \return whether \p watch was started (it may have finished and been freed since)
+     */
+    bool Pump(uint32_t q, const Stream* watch = nullptr);
     bool Before(const Stream* a, const Stream* b) const;
     void StartPhase(Stream* s);
     void StartStep(Stream* s);

@@ -173,6 +173,17 @@ AnalyticalRemoteMemory::CheckNpuCount(uint32_t npus) const
                           std::to_string(m_npusPerNode) + ") covers fewer than the " +
                           std::to_string(npus) + " NPUs of the system");
     }
+    const uint64_t needed =
+        (uint64_t(npus) + m_npusPerNode - 1) / std::max<uint32_t>(1, m_npusPerNode);
+    if (m_type == MemoryType::PER_NODE_MEMORY_EXPANSION && m_numNodes > needed)
+    {
+        throw ConfigError(
+            (m_source.empty() ? std::string("remote memory") : m_source) + ": num-nodes (" +
+            std::to_string(m_numNodes) + ") x num-npus-per-node (" + std::to_string(m_npusPerNode) +
+            ") does not fit the " + std::to_string(npus) +
+            " NPUs of the system: " + std::to_string(m_numNodes - needed) +
+            " node(s) would have no NPU (expected num-nodes = " + std::to_string(needed) + ")");
+    }
 }
 
 void

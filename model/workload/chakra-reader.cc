@@ -7,6 +7,7 @@
 #include "chakra.pb.h"
 
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-input.h"
 #include "ns3/log.h"
 
 #include <boost/iostreams/copy.hpp>
@@ -55,23 +56,42 @@ FailNode(const std::string& file, uint64_t id, const std::string& what)
 }
 
 std::string
-Gunzip(const std::string& bytes, const std::string& name)
+Gunzip(const std::string& bytes, const std::string& name, uint64_t maxBytes)
 {
     namespace io = boost::iostreams;
+    std::string out;
     try
     {
         std::istringstream in(bytes, std::ios::binary);
         io::filtering_istreambuf buf;
         buf.push(io::gzip_decompressor());
         buf.push(in);
-        std::ostringstream out(std::ios::binary);
-        io::copy(buf, out);
-        return out.str();
+        char block[65536];
+        for (;;)
+        {
+            const std::streamsize n = buf.sgetn(block, sizeof(block));
+            if (n <= 0)
+            {
+                break;
+            }
+            if (out.size() + static_cast<uint64_t>(n) > maxBytes)
+            {
+                Fail(name,
+                     "gzip stream decompresses to more than " + std::to_string(maxBytes) +
+                         " bytes (the limit on a trace file; a gzip bomb?)");
+            }
+            out.append(block, static_cast<size_t>(n));
+        }
+    }
+    catch (const WorkloadError&)
+    {
+        throw;
     }
     catch (const std::exception& e)
     {
         Fail(name, std::string("corrupt gzip data: ") + e.what());
     }
+    return out;
 }
 
 /// Result of reading a varint32 at an offset.
@@ -683,7 +703,7 @@ ReadChakraBuffer(const std::string& rawBytes,
     g.rank = rank;
     const bool gz = rawBytes.size() >= 2 && static_cast<uint8_t>(rawBytes[0]) == 0x1f &&
                     static_cast<uint8_t>(rawBytes[1]) == 0x8b;
-    const std::string unzipped = gz ? Gunzip(rawBytes, name) : std::string();
+    const std::string unzipped = gz ? Gunzip(rawBytes, name, opts.maxFileBytes) : std::string();
     const std::string& b = gz ? unzipped : rawBytes;
     const std::string where = gz ? " (of the decompressed stream)" : "";
 
@@ -782,18 +802,18 @@ ReadChakraBuffer(const std::string& rawBytes,
 WorkloadGraph
 ReadChakraFile(const std::string& path, uint32_t rank, const ChakraReadOptions& opts)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    std::string bytes;
+    try
     {
-        Fail(path, "cannot open workload file for rank " + std::to_string(rank));
+        bytes = ReadInputFile(path,
+                              "workload file for rank " + std::to_string(rank),
+                              opts.maxFileBytes);
     }
-    std::ostringstream ss(std::ios::binary);
-    ss << in.rdbuf();
-    if (in.bad())
+    catch (const ConfigError& e)
     {
-        Fail(path, "read error");
+        throw WorkloadError(e.what());
     }
-    return ReadChakraBuffer(ss.str(), path, rank, opts);
+    return ReadChakraBuffer(bytes, path, rank, opts);
 }
 
 std::string
@@ -913,9 +933,29 @@ ReadChakraPrefix(const std::string& prefix, uint32_t expectedRanks, const Chakra
     }
     std::vector<WorkloadGraph> graphs;
     graphs.reserve(n);
+    uint32_t empty = 0;
+    uint64_t dropped = 0;
+    uint32_t droppedFiles = 0;
     for (uint32_t r = 0; r < n; ++r)
     {
         graphs.push_back(ReadChakraFile(ChakraRankFile(prefix, r), r, opts));
+        empty += graphs.back().nodes.empty() ? 1 : 0;
+        dropped += graphs.back().droppedDanglingDeps;
+        droppedFiles += graphs.back().droppedDanglingDeps > 0 ? 1 : 0;
+    }
+    if (dropped > 0)
+    {
+        // the total, visible once however many files had them
+        ASTRA_WARN("dangling-dependencies-dropped-total",
+                   prefix << ": dropped " << dropped << " dangling dependencies in all, in "
+                          << droppedFiles << " of " << n << " trace files");
+    }
+    if (empty == n)
+    {
+        throw WorkloadError(prefix + ": the trace of every rank has no nodes (" +
+                            ChakraRankFile(prefix, 0) +
+                            (n > 1 ? " ... " + ChakraRankFile(prefix, n - 1) : "") +
+                            "): nothing to simulate (empty or truncated files?)");
     }
     return graphs;
 }

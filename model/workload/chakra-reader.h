@@ -7,6 +7,8 @@
 
 #include "workload-graph.h"
 
+#include "ns3/astra-limits.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,6 +38,9 @@ struct ChakraReadOptions
     /// When true, a node without a duration_ns attribute gets durationNs = duration_micros
     /// (so GetDurationNs() returns the raw value as ns); durationMicros keeps the raw value.
     bool durationMicrosAsCycles{false};
+    /// Largest trace file accepted, and largest size its gzip stream may decompress to
+    /// (bytes; a gzip bomb ends in an error naming this limit, not in exhausted memory).
+    uint64_t maxFileBytes{limits::kMaxTraceFileBytes};
 };
 
 /**
@@ -44,7 +49,8 @@ struct ChakraReadOptions
  *
  * Accepts: the current layout (GlobalMetadata then Nodes, varint32-delimited),
  * legacy files without GlobalMetadata (first message is a Node; graph.legacy = true),
- * gzip-compressed files (detected by the bytes 1f 8b), a zero-length message as end of
+ * gzip-compressed files (detected by the bytes 1f 8b; decompressed up to opts.maxFileBytes),
+ * a zero-length message as end of
  * stream, unknown fields, packed or unpacked repeated numerics, integer attributes of any
  * integer kind (int32, int64, uint32, uint64, sint32/64, fixed32/64, sfixed32/64, bool, integral
  * doubles, numeric strings), forward deps and ids in any order.

@@ -5,6 +5,7 @@
 
 #include "text-workload.h"
 
+#include "ns3/astra-input.h"
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -505,10 +506,14 @@ class RankBuilder
 TextWorkload
 ParseTextWorkload(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
+    std::istringstream in;
+    try
     {
-        throw WorkloadError(path + ": cannot open text workload file");
+        in.str(ReadInputFile(path, "text workload"));
+    }
+    catch (const ConfigError& e)
+    {
+        throw WorkloadError(e.what());
     }
     TextWorkload w;
     w.file = path;

@@ -219,6 +219,11 @@ WorkloadGraph::Validate(bool dropDanglingCtrl, bool dropDanglingData)
                     os << file << ": node " << n.id << " ('" << n.name << "') has a dangling "
                        << (kind == 0 ? "data" : "ctrl") << " dependency on id " << *it
                        << ", which is not in the file";
+                    if (kind == 1)
+                    {
+                        os << " (real PyTorch captures have such control dependencies: "
+                              "--drop-dangling-ctrl-deps drops them, with a count)";
+                    }
                     throw WorkloadError(os.str());
                 }
                 NS_LOG_DEBUG(file << ": dropping dangling " << (kind == 0 ? "data" : "ctrl")
@@ -230,9 +235,13 @@ WorkloadGraph::Validate(bool dropDanglingCtrl, bool dropDanglingData)
     }
     if (dropped > 0)
     {
-        ASTRA_WARN("dangling-dependencies-dropped",
-                   file << ": dropped " << dropped
-                        << " dependencies naming ids that are not in the file");
+        ASTRA_WARN(
+            "dangling-dependencies-dropped",
+            file << ": dropped " << dropped << " "
+                 << (dropDanglingData && !dropDanglingCtrl
+                         ? "data"
+                         : (dropDanglingCtrl && !dropDanglingData ? "control" : "control and data"))
+                 << " dependencies naming ids that are not in the file");
     }
     droppedDanglingDeps += dropped;
     TopologicalOrder(); // throws on cycles
