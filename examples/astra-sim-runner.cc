@@ -377,7 +377,10 @@ Run(int argc, char* argv[])
         }
         sc.Build();
     }
-    sc.PrintFabricConfig(std::cout);
+    if (root)
+    {
+        sc.PrintFabricConfig(std::cout); // the same on every rank
+    }
     sc.WarnUnusedAttributes();
     if (mpi)
     {

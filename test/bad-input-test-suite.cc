@@ -60,6 +60,7 @@ FindProgram(const std::string& name)
     dir = dir.substr(0, dir.find_last_of('/'));
     const std::vector<std::string> patterns = {
         dir + "/" + name,
+        dir + "/../contrib/astra-sim/ns3*-" + name + "-*",
         dir + "/../contrib/astra-sim/examples/ns3*-" + name + "-*",
         dir + "/../build/contrib/astra-sim/examples/ns3*-" + name + "-*"};
     for (const auto& p : patterns)

@@ -39,6 +39,7 @@ FindProgram(const std::string& name)
     std::string dir(buf, static_cast<size_t>(n));
     dir = dir.substr(0, dir.find_last_of('/'));
     for (const std::string& p : {dir + "/" + name,
+                                 dir + "/../contrib/astra-sim/ns3*-" + name + "-*",
                                  dir + "/../contrib/astra-sim/examples/ns3*-" + name + "-*",
                                  dir + "/../build/contrib/astra-sim/examples/ns3*-" + name + "-*"})
     {
@@ -169,10 +170,10 @@ class RunnerFabricFilesCase : public TestCase
             NS_TEST_EXPECT_MSG_EQ(FirstLine(a), FirstLine(b), f << ": the same header");
         }
         // the summary lines of training-on-roce, and the FCT file holds every message
-        for (const std::string& line : {"roce: congestion control ",
-                                        "fabric: PFC pause frames ",
-                                        "FCT slowdown p50 ",
-                                        "roce backend: "})
+        for (const char* line : {"roce: congestion control ",
+                                 "fabric: PFC pause frames ",
+                                 "FCT slowdown p50 ",
+                                 "roce backend: "})
         {
             NS_TEST_EXPECT_MSG_EQ(Has(out, line), true, "runner prints '" << line << "'");
             NS_TEST_EXPECT_MSG_EQ(Has(tout, line), true, "training prints '" << line << "'");
