@@ -365,10 +365,11 @@ class BytesTest : public TestCase
     {
     }
 
-    std::map<Ptr<RdmaNetDevice>, uint64_t> m_tx; //!< payload sent per device
+    /// payload sent per device (raw pointers: a bound Ptr would keep its device alive)
+    std::map<const RdmaNetDevice*, uint64_t> m_tx;
 
   private:
-    static void OnTx(BytesTest* self, Ptr<RdmaNetDevice> dev, const RdmaQueuedFrame& f)
+    static void OnTx(BytesTest* self, RdmaNetDevice* dev, const RdmaQueuedFrame& f)
     {
         if (f.meta.kind == RdmaFrameKind::ROCE && f.meta.opcode <= RoceOpcode::WRITE_ONLY_IMM)
         {
@@ -383,7 +384,8 @@ class BytesTest : public TestCase
             auto devs = net.fabric.GetLinkDevices(l);
             for (const Ptr<RdmaNetDevice>& d : {devs.first, devs.second})
             {
-                d->TraceConnectWithoutContext("MacTx", MakeBoundCallback(&OnTx, this, d));
+                d->TraceConnectWithoutContext("MacTx",
+                                              MakeBoundCallback(&OnTx, this, PeekPointer(d)));
             }
         }
     }
@@ -403,8 +405,8 @@ class BytesTest : public TestCase
         {
             const TopoLink& tl = net.topo->GetLinks()[l];
             auto devs = net.fabric.GetLinkDevices(l);
-            const uint64_t up = m_tx[devs.first];    // a is the NPU, or the leaf
-            const uint64_t down = m_tx[devs.second]; // b is the leaf, or the spine
+            const uint64_t up = m_tx[PeekPointer(devs.first)];    // a: the NPU, or the leaf
+            const uint64_t down = m_tx[PeekPointer(devs.second)]; // b: the leaf, or the spine
             if (net.topo->GetNodeKind(tl.a) == TopoNodeKind::NPU)
             {
                 NS_TEST_EXPECT_MSG_EQ(up, s, "NPU " << tl.a << " sends S");
@@ -436,13 +438,14 @@ class BytesTest : public TestCase
         for (uint32_t l = 0; l < sc.GetFabric().GetTopology()->GetLinks().size(); ++l)
         {
             auto devs = sc.GetFabric().GetLinkDevices(l);
-            devs.first->TraceConnectWithoutContext("MacTx",
-                                                   MakeBoundCallback(&OnTx, this, devs.first));
+            devs.first->TraceConnectWithoutContext(
+                "MacTx",
+                MakeBoundCallback(&OnTx, this, PeekPointer(devs.first)));
         }
         NS_TEST_ASSERT_MSG_EQ(sc.Run(), 0, "ring finished");
         for (uint32_t i = 0; i < 16; ++i)
         {
-            NS_TEST_EXPECT_MSG_EQ(m_tx[sc.GetFabric().GetLinkDevices(i).first],
+            NS_TEST_EXPECT_MSG_EQ(m_tx[PeekPointer(sc.GetFabric().GetLinkDevices(i).first)],
                                   2 * 15 * s / 16,
                                   "ring: NPU " << i << " sends 2(n-1)/n S");
         }

@@ -151,6 +151,18 @@ AggregationEngine::AggregationEngine() = default;
 AggregationEngine::~AggregationEngine() = default;
 
 void
+AggregationEngine::DoDispose()
+{
+    // the stack, its QPs and this engine are aggregated to one node: drop the references
+    // that would keep them alive after the node is disposed
+    m_trees.clear();
+    m_roles.clear();
+    m_stack = nullptr;
+    m_next = nullptr;
+    Object::DoDispose();
+}
+
+void
 AggregationEngine::Setup(uint32_t sw, Ptr<RdmaHostStack> stack, Ptr<RdmaNetDevice> port)
 {
     m_switch = sw;

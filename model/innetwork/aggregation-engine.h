@@ -170,6 +170,9 @@ class AggregationEngine : public Object, private RdmaFrameReceiver
      */
     void Begin(uint32_t t, const AggregationSchedule& sched, uint32_t serial);
 
+  protected:
+    void DoDispose() override;
+
   private:
     /// Slot states.
     enum SlotState : uint8_t
