@@ -4,6 +4,8 @@
  * of the built programs on bad input.
  */
 
+#include "astra-test-programs.h"
+
 #include "ns3/astra-command-line.h"
 #include "ns3/astra-diagnostics.h"
 #include "ns3/astra-paths.h"
@@ -301,60 +303,13 @@ class CommandLineTestCase : public TestCase
 namespace
 {
 
-/// A built program of the module ("" if not found): next to the test runner (standalone
-/// build) or in the ns-3 tree's examples folder.
-std::string
-FindProgram(const std::string& name)
-{
-    char buf[4096];
-    const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-    if (n <= 0)
-    {
-        return "";
-    }
-    std::string dir(buf, static_cast<size_t>(n));
-    dir = dir.substr(0, dir.find_last_of('/'));
-    const std::vector<std::string> patterns = {
-        dir + "/" + name,
-        dir + "/../contrib/astra-sim/ns3*-" + name + "-*",
-        dir + "/../contrib/astra-sim/examples/ns3*-" + name + "-*",
-        dir + "/../build/contrib/astra-sim/examples/ns3*-" + name + "-*"};
-    for (const auto& p : patterns)
-    {
-        glob_t g;
-        if (glob(p.c_str(), 0, nullptr, &g) == 0 && g.gl_pathc > 0)
-        {
-            std::string found = g.gl_pathv[0];
-            globfree(&g);
-            return found;
-        }
-        globfree(&g);
-    }
-    return "";
-}
+using ns3::astra::testutil::FindProgram;
 
-/// Run a command line; \return the exit status (128 + signal if killed) \param out its output
+/// Run a command line; \return the exit status \param out its output
 int
 Shell(const std::string& command, std::string& out)
 {
-    out.clear();
-    FILE* p = popen((command + " 2>&1").c_str(), "r");
-    if (p == nullptr)
-    {
-        return -1;
-    }
-    char buf[1024];
-    size_t n = 0;
-    while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-    {
-        out.append(buf, n);
-    }
-    const int status = pclose(p);
-    if (WIFEXITED(status))
-    {
-        return WEXITSTATUS(status);
-    }
-    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+    return ns3::astra::testutil::RunCommand(command, out);
 }
 
 std::string

@@ -18,6 +18,7 @@
  * first message line are printed (to see what the programs answer).
  */
 
+#include "astra-test-programs.h"
 #include "chakra.pb.h"
 
 #include "ns3/astra-paths.h"
@@ -46,64 +47,13 @@ namespace
 /// Time limit of one program run (s): far above any case's run time, also under sanitizers.
 constexpr int kTimeLimitSeconds = 120;
 
-/// \return the path of a built program (next to the test runner, or an ns-3 tree's examples)
-std::string
-FindProgram(const std::string& name)
-{
-    char buf[4096];
-    const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-    if (n <= 0)
-    {
-        return "";
-    }
-    std::string dir(buf, static_cast<size_t>(n));
-    dir = dir.substr(0, dir.find_last_of('/'));
-    const std::vector<std::string> patterns = {
-        dir + "/" + name,
-        dir + "/../contrib/astra-sim/ns3*-" + name + "-*",
-        dir + "/../contrib/astra-sim/examples/ns3*-" + name + "-*",
-        dir + "/../build/contrib/astra-sim/examples/ns3*-" + name + "-*"};
-    for (const auto& p : patterns)
-    {
-        glob_t g;
-        if (glob(p.c_str(), 0, nullptr, &g) == 0 && g.gl_pathc > 0)
-        {
-            std::string found = g.gl_pathv[0];
-            globfree(&g);
-            return found;
-        }
-        globfree(&g);
-    }
-    return "";
-}
+using ns3::astra::testutil::FindProgram;
 
 /// Run a shell command under the time limit; \return its status (128 + signal if killed)
 int
 Shell(const std::string& command, std::string& out)
 {
-    out.clear();
-    const std::string full =
-        "timeout -s KILL " + std::to_string(kTimeLimitSeconds) + " " + command + " 2>&1";
-    FILE* p = popen(full.c_str(), "r");
-    if (p == nullptr)
-    {
-        return -1;
-    }
-    char buf[4096];
-    size_t n = 0;
-    while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-    {
-        if (out.size() < (1u << 20))
-        {
-            out.append(buf, n);
-        }
-    }
-    const int status = pclose(p);
-    if (WIFEXITED(status))
-    {
-        return WEXITSTATUS(status);
-    }
-    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+    return ns3::astra::testutil::RunCommand(command, out, kTimeLimitSeconds, 1u << 20);
 }
 
 /// One bad input and what the program must answer.

@@ -413,7 +413,7 @@ class SingleTransferTestCase : public TestCase
                                           "ACK and completion bytes");
                 }
                 NS_TEST_ASSERT_MSG_EQ(rr.rows.size(), 2u, "two memory nodes");
-                NS_TEST_EXPECT_MSG_EQ(store ? rr.rows[0].bytesWritten : rr.rows[0].bytesRead,
+                NS_TEST_EXPECT_MSG_EQ((store ? rr.rows[0].bytesWritten : rr.rows[0].bytesRead),
                                       S,
                                       "reported bytes");
                 NS_TEST_EXPECT_MSG_EQ(rr.rows[0].requests, 1u, "one message (S < message size)");

@@ -6,6 +6,8 @@
  * control and --pcap.
  */
 
+#include "astra-test-programs.h"
+
 #include "ns3/astra-fabric-outputs.h"
 #include "ns3/astra-paths.h"
 #include "ns3/rdma-trace-writers.h"
@@ -26,53 +28,13 @@ using namespace ns3::astra;
 namespace
 {
 
-/// \return the path of a built program (next to the test runner, or an ns-3 tree's examples)
-std::string
-FindProgram(const std::string& name)
-{
-    char buf[4096];
-    const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-    if (n <= 0)
-    {
-        return "";
-    }
-    std::string dir(buf, static_cast<size_t>(n));
-    dir = dir.substr(0, dir.find_last_of('/'));
-    for (const std::string& p : {dir + "/" + name,
-                                 dir + "/../contrib/astra-sim/ns3*-" + name + "-*",
-                                 dir + "/../contrib/astra-sim/examples/ns3*-" + name + "-*",
-                                 dir + "/../build/contrib/astra-sim/examples/ns3*-" + name + "-*"})
-    {
-        glob_t g;
-        if (glob(p.c_str(), 0, nullptr, &g) == 0 && g.gl_pathc > 0)
-        {
-            std::string found = g.gl_pathv[0];
-            globfree(&g);
-            return found;
-        }
-        globfree(&g);
-    }
-    return "";
-}
+using ns3::astra::testutil::FindProgram;
 
 /// Run a command (time limit 300 s); \return its exit status \param out stdout and stderr
 int
 Shell(const std::string& command, std::string& out)
 {
-    out.clear();
-    FILE* p = popen(("timeout -s KILL 300 " + command + " 2>&1").c_str(), "r");
-    if (p == nullptr)
-    {
-        return -1;
-    }
-    char buf[4096];
-    size_t n = 0;
-    while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-    {
-        out.append(buf, n);
-    }
-    const int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return ns3::astra::testutil::RunCommand(command, out, 300);
 }
 
 /// \return the content of a file ("" if none)
