@@ -32,7 +32,6 @@ AnalyticalInSwitch::StartOperation(uint32_t id)
     const Operation& o = GetOperation(id);
     const uint32_t n = uint32_t(o.op.members->size());
     // one item per member with something to do, then the tree is free
-    auto left = std::make_shared<uint32_t>(0);
     std::vector<std::pair<int64_t, uint32_t>> at;
     at.reserve(n);
     for (uint32_t m = 0; m < n; ++m)
@@ -44,30 +43,7 @@ AnalyticalInSwitch::StartOperation(uint32_t id)
         }
         at.emplace_back(std::llround(ClosedFormNs(o.op, o.tree, m)), m);
     }
-    // in time order, members in index order at equal times
-    std::stable_sort(at.begin(), at.end(), [](const auto& a, const auto& b) {
-        return a.first < b.first;
-    });
-    *left = uint32_t(at.size());
-    for (const auto& e : at)
-    {
-        const uint32_t m = e.second;
-        const InSwitchVolume v = InSwitchBytes(o.op.kind, n, m, o.op.root, o.op.bytes);
-        EventBatcher::Schedule(NanoSeconds(e.first), [this, id, m, v, left]() {
-            if (v.up > 0)
-            {
-                ContributionDone(id, m);
-            }
-            if (v.down > 0)
-            {
-                DeliverResult(id, m);
-            }
-            if (--*left == 0)
-            {
-                FinishOperation(id);
-            }
-        });
-    }
+    ScheduleMemberEnds(id, std::move(at));
 }
 
 } // namespace astra

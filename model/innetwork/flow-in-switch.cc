@@ -165,29 +165,7 @@ FlowInSwitch::MessageDelivered(const NetMessage& msg)
         }
         at.emplace_back(std::llround(LatencyNs(o.op, o.tree, m)), m);
     }
-    std::stable_sort(at.begin(), at.end(), [](const auto& a, const auto& b) {
-        return a.first < b.first;
-    });
-    auto left = std::make_shared<uint32_t>(uint32_t(at.size()));
-    for (const auto& e : at)
-    {
-        const uint32_t m = e.second;
-        const InSwitchVolume v = InSwitchBytes(o.op.kind, n, m, o.op.root, o.op.bytes);
-        EventBatcher::Schedule(NanoSeconds(e.first), [this, id, m, v, left]() {
-            if (v.up > 0)
-            {
-                ContributionDone(id, m);
-            }
-            if (v.down > 0)
-            {
-                DeliverResult(id, m);
-            }
-            if (--*left == 0)
-            {
-                FinishOperation(id);
-            }
-        });
-    }
+    ScheduleMemberEnds(id, std::move(at));
 }
 
 } // namespace astra

@@ -2,6 +2,7 @@
 
 #include "ns3/astra-diagnostics.h"
 #include "ns3/enum.h"
+#include "ns3/event-batcher.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -610,6 +612,36 @@ InSwitchAggregation::ContributionDone(uint32_t id, uint32_t m)
         sink->MessageSent(msg, cookie); // may join other operations
     }
     MaybeFree(id);
+}
+
+void
+InSwitchAggregation::ScheduleMemberEnds(uint32_t id, std::vector<std::pair<int64_t, uint32_t>> ends)
+{
+    const Operation& o = GetOperation(id);
+    const uint32_t n = uint32_t(o.op.members->size());
+    std::stable_sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) {
+        return a.first < b.first;
+    });
+    auto left = std::make_shared<uint32_t>(uint32_t(ends.size()));
+    for (const auto& e : ends)
+    {
+        const uint32_t m = e.second;
+        const InSwitchVolume v = InSwitchBytes(o.op.kind, n, m, o.op.root, o.op.bytes);
+        EventBatcher::Schedule(NanoSeconds(e.first), [this, id, m, v, left]() {
+            if (v.up > 0)
+            {
+                ContributionDone(id, m);
+            }
+            if (v.down > 0)
+            {
+                DeliverResult(id, m);
+            }
+            if (--*left == 0)
+            {
+                FinishOperation(id);
+            }
+        });
+    }
 }
 
 void

@@ -251,6 +251,15 @@ class InSwitchAggregation : public InSwitchNetwork
     void ContributionDone(uint32_t id, uint32_t m);
     /// The operation is over on the tree (the next may start) \param id operation
     void FinishOperation(uint32_t id);
+    /**
+     * End the operation member by member at the given delays: each member's
+     * ContributionDone / DeliverResult (as its volume has them) at its delay,
+     * in time order (members in index order at equal times), and
+     * FinishOperation after the last.
+     * \param id operation
+     * \param ends (delay from now in ns, member) of every member with data to move
+     */
+    void ScheduleMemberEnds(uint32_t id, std::vector<std::pair<int64_t, uint32_t>> ends);
     /// Count progress (bytes moved) \param bytes bytes
     void AddProgress(uint64_t bytes);
 
