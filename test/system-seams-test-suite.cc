@@ -311,7 +311,7 @@ class BackendFactoryCase : public TestCase
             NS_TEST_ASSERT_MSG_NE(a, nullptr, "an AnalyticalBackend");
             NS_TEST_EXPECT_MSG_EQ(a->GetNpuCount(), 4, "topology attached");
             NS_TEST_EXPECT_MSG_EQ(a->GetMessageTime(m).GetNanoSeconds(),
-                                  compat ? 2220 : 2221,
+                                  (compat ? 2220 : 2221),
                                   "Compat attribute applied (truncate vs round)");
             NS_TEST_EXPECT_MSG_EQ((b->GetFixedTimeInterface() != nullptr), true, "fixed times");
         }

@@ -87,8 +87,6 @@ struct Unit
     bool tiedCopy{false};  // tied embedding with pp > 1: all-reduce with the other end
 };
 
-const char* const kDimNames[3] = {"dp", "tp", "pp"};
-
 } // namespace
 
 // ---------------------------------------------------------------- presets
