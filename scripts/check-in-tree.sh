@@ -31,9 +31,13 @@ src="$cache/ns3-src"
 tree=$(ls -d "$src"/ns3-3.37/ns-3.37 2>/dev/null || true)
 if [ -z "$tree" ]; then
   if ! apt-get source --print-uris ns3 >/dev/null 2>&1; then
+    # deb822 sources (Debian 12 images) and one-line sources.list entries
     for f in /etc/apt/sources.list.d/debian.sources; do
       [ -f "$f" ] && $SUDO sed -i 's/^Types: deb$/Types: deb deb-src/' "$f"
     done
+    if [ -f /etc/apt/sources.list ] && ! grep -q '^deb-src ' /etc/apt/sources.list; then
+      { grep '^deb ' /etc/apt/sources.list || true; } | sed 's/^deb /deb-src /' | $SUDO tee -a /etc/apt/sources.list >/dev/null
+    fi
     $SUDO apt-get update -qq
   fi
   mkdir -p "$src"
