@@ -71,6 +71,7 @@
 #include "ns3/traced-callback.h"
 
 #include <array>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -94,8 +95,8 @@ struct RdmaQueuedFrame
      * model, an RxHandler installed with usesPacket = true). See RdmaNetDevice::EnsurePacket.
      */
     Ptr<Packet> packet;
-    RdmaMeta meta;      //!< parsed headers
     uint32_t inPort{0}; //!< ingress port index on a switch (for MMU release)
+    RdmaMeta meta;      //!< parsed headers (the per-hop fields first)
 };
 
 /**
@@ -103,14 +104,16 @@ struct RdmaQueuedFrame
  * Pooled storage of one frame while it is queued in a device or in flight on a channel.
  * Frames move between queues and links as pointers to slots: no copy per hop, and no
  * allocation once the pool has grown to the peak number of frames alive. Internal to
- * RdmaNetDevice and RdmaChannel.
+ * RdmaNetDevice and RdmaChannel. A slot is 64-byte aligned: the frame's packet pointer,
+ * inPort and the per-hop fields of its meta (kind ... srcQp) share the slot's first cache
+ * line, so a switch hop touches one line of the frame.
  *
  * The pool (like RdmaEventPool's) is process-wide memory, not simulation state: a slot is
  * returned when its frame is delivered or its device / channel is disposed, and a free slot
  * holds no frame (its packet reference is dropped, every other field is written before use).
  * A second simulation in the process reuses the memory and sees nothing of the first.
  */
-struct RdmaFrameSlot
+struct alignas(64) RdmaFrameSlot
 {
     RdmaQueuedFrame frame;        //!< the frame
     RdmaFrameSlot* next{nullptr}; //!< free-list link
@@ -127,6 +130,11 @@ struct RdmaFrameSlot
      */
     static RdmaFrameSlot* s_receiving;
 };
+
+static_assert(offsetof(RdmaFrameSlot, frame) + offsetof(RdmaQueuedFrame, meta) +
+                      offsetof(RdmaMeta, srcQp) + sizeof(uint32_t) <=
+                  64,
+              "the per-hop fields of a frame fit the first cache line of its slot");
 
 class RdmaNetDevice;
 
