@@ -23,8 +23,9 @@
  *
  * Fabric: the module's defaults (DCQCN, PFC on priority 3, ECN, ECMP), 64 MiB
  * switch buffers (--switch-buffer-MiB), an ACK per data packet
- * (--ack-interval=1, the default; 0 = one ACK per message). Numbers and
- * analysis: doc/benchmarks-roce.rst.
+ * (--ack-interval=1, the default; 0 = one ACK per message). Before each RoCE
+ * run the heap is collapsed into 2 MiB huge pages (--huge-pages=0: not; results
+ * are identical). Numbers and analysis: doc/benchmarks-roce.rst.
  *
  *   ./roce-bench                                     # every case, both backends
  *   ./roce-bench --cases=anchor --backends=roce      # the anchor alone (for /usr/bin/time)
