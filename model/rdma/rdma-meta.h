@@ -69,6 +69,9 @@ constexpr uint8_t kMaxIntHops = 5; //!< INT stack depth
  */
 struct RdmaMeta
 {
+    // Read at every hop (switch forwarding, MMU, device queues) and at the receiving host:
+    // the first 44 bytes, so that with RdmaQueuedFrame's packet and inPort they share one
+    // cache line of a frame slot (RdmaFrameSlot is 64-byte aligned).
     RdmaFrameKind kind{RdmaFrameKind::ROCE}; //!< frame class
     uint8_t priority{0};                     //!< 802.1Q PCP (egress queue index 0..7)
     uint8_t ecn{0};                          //!< IPv4 ECN bits (0 Not-ECT, 2 ECT(0), 3 CE)
@@ -85,14 +88,7 @@ struct RdmaMeta
     uint32_t psn{0};                         //!< BTH PSN (24 bits) / AETH-acked PSN for ACKs
     uint32_t msn{0};                         //!< AETH MSN (24 bits)
     uint32_t payload{0};                     //!< RDMA payload bytes carried
-    uint32_t frameBytes{0};       //!< Ethernet frame bytes incl. FCS (excl. preamble/IFG)
-    uint64_t rethVa{0};           //!< RETH virtual address (WRITE first/only, READ req)
-    uint32_t rethLen{0};          //!< RETH DMA length
-    uint32_t immData{0};          //!< ImmDt (opcodes *_IMM): 4 bytes of immediate data
-    uint64_t sendTimeNs{0};       //!< sender timestamp echoed for RTT (TIMELY/Swift)
-    uint16_t pfcClassEnable{0};   //!< PFC: class-enable vector
-    uint16_t pfcQuanta[8]{};      //!< PFC: pause time per priority (512-bit-time quanta)
-    IntHop intStack[kMaxIntHops]; //!< INT stack (only intHops entries valid)
+    uint32_t frameBytes{0}; //!< Ethernet frame bytes incl. FCS (excl. preamble/IFG)
     /**
      * Model-only: the sending QP's number (a real RC responder knows it from the
      * connection set-up). A responder whose end was opened passively (the requester
@@ -100,6 +96,14 @@ struct RdmaMeta
      * requester learns the responder's from the first ACK/NAK/CNP/READ response.
      */
     uint32_t srcQp{0};
+    // Read at the end hosts only (RTT, RETH, immediate data, message completion), or by
+    // PFC frames.
+    uint64_t sendTimeNs{0};     //!< sender timestamp echoed for RTT (TIMELY/Swift)
+    uint64_t rethVa{0};         //!< RETH virtual address (WRITE first/only, READ req)
+    uint32_t rethLen{0};        //!< RETH DMA length
+    uint32_t immData{0};        //!< ImmDt (opcodes *_IMM): 4 bytes of immediate data
+    uint16_t pfcClassEnable{0}; //!< PFC: class-enable vector
+    uint16_t pfcQuanta[8]{};    //!< PFC: pause time per priority (512-bit-time quanta)
     /// Model-only, last packet of a WRITE/SEND: the message's user tag (as immediate data)
     uint64_t immTag{0};
     /// Model-only, last packet of a WRITE/SEND: the message's first user word
@@ -110,6 +114,7 @@ struct RdmaMeta
     int64_t msgPostTs{0};
     /// Model-only, last packet of a WRITE/SEND: the message's length in bytes
     uint64_t msgBytes{0};
+    IntHop intStack[kMaxIntHops]; //!< INT stack (only intHops entries valid; HPCC, Swift)
 };
 
 /// Per-frame bytes on the wire beside the frame itself: preamble+SFD (8) + IFG (12).

@@ -71,6 +71,7 @@
 #include "ns3/traced-callback.h"
 
 #include <array>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -94,8 +95,8 @@ struct RdmaQueuedFrame
      * model, an RxHandler installed with usesPacket = true). See RdmaNetDevice::EnsurePacket.
      */
     Ptr<Packet> packet;
-    RdmaMeta meta;      //!< parsed headers
     uint32_t inPort{0}; //!< ingress port index on a switch (for MMU release)
+    RdmaMeta meta;      //!< parsed headers (the per-hop fields first)
 };
 
 /**
@@ -103,14 +104,16 @@ struct RdmaQueuedFrame
  * Pooled storage of one frame while it is queued in a device or in flight on a channel.
  * Frames move between queues and links as pointers to slots: no copy per hop, and no
  * allocation once the pool has grown to the peak number of frames alive. Internal to
- * RdmaNetDevice and RdmaChannel.
+ * RdmaNetDevice and RdmaChannel. A slot is 64-byte aligned: the frame's packet pointer,
+ * inPort and the per-hop fields of its meta (kind ... srcQp) share the slot's first cache
+ * line, so a switch hop touches one line of the frame.
  *
  * The pool (like RdmaEventPool's) is process-wide memory, not simulation state: a slot is
  * returned when its frame is delivered or its device / channel is disposed, and a free slot
  * holds no frame (its packet reference is dropped, every other field is written before use).
  * A second simulation in the process reuses the memory and sees nothing of the first.
  */
-struct RdmaFrameSlot
+struct alignas(64) RdmaFrameSlot
 {
     RdmaQueuedFrame frame;        //!< the frame
     RdmaFrameSlot* next{nullptr}; //!< free-list link
@@ -127,6 +130,11 @@ struct RdmaFrameSlot
      */
     static RdmaFrameSlot* s_receiving;
 };
+
+static_assert(offsetof(RdmaFrameSlot, frame) + offsetof(RdmaQueuedFrame, meta) +
+                      offsetof(RdmaMeta, srcQp) + sizeof(uint32_t) <=
+                  64,
+              "the per-hop fields of a frame fit the first cache line of its slot");
 
 class RdmaNetDevice;
 
@@ -179,7 +187,7 @@ class RdmaFrameSource
  * \ingroup astra-sim
  * RoCEv2 / 802.1Qbb Ethernet port.
  */
-class RdmaNetDevice : public NetDevice
+class alignas(64) RdmaNetDevice : public NetDevice
 {
   public:
     static TypeId GetTypeId(); //!< \return the TypeId
@@ -380,55 +388,60 @@ class RdmaNetDevice : public NetDevice
     void DropFrame(RdmaQueuedFrame& f, DropReason r);    //!< account and trace a drop
     std::string Name() const;                            //!< "node N port P" for messages
 
-    // Members read or written for every frame come first, together (a few cache lines per
-    // device and frame: with thousands of devices the fabric's state does not fit in the
-    // caches); configuration, PFC state and rarely used trace sources follow.
+    // Members read or written for every frame come first, together, grouped by the event
+    // that uses them (the class is 64-byte aligned; NetDevice/Object take the first 32
+    // bytes): with thousands of devices the fabric's state does not fit in the caches, and
+    // every line a frame touches is a miss. Configuration, PFC state and rarely used trace
+    // sources follow. Offsets from the start of the object:
 
-    // per frame: transmitter, receiver, queues
-    RdmaFrameReceiver* m_receiver{nullptr}; //!< direct receiver (or null)
-    RdmaFrameSource* m_source{nullptr};     //!< host frame source
-    RdmaFrameSlot* m_current{nullptr};      //!< frame being serialized (owned by its reception
-                                            //!< event, which runs after TransmitComplete)
-    Ptr<RdmaChannel> m_channel;             //!< link
-    Ptr<ErrorModel> m_receiveErrorModel;    //!< receive error model
-    uint64_t m_bps{0};                      //!< link rate in bit/s
-    uint64_t m_ticksPerSecond{0};           //!< Time resolution ticks per second
-    uint64_t m_txCarry{0};                  //!< remainder of tx time division (bit*ticks)
-    uint32_t m_contextId{0};                //!< node id (event context)
-    uint32_t m_portIndex{0};                //!< port index (owner's numbering)
-    uint16_t m_mtu{9000};                   //!< IP MTU
-    uint8_t m_nonEmpty{0};                  //!< bit p = queue p non-empty
-    uint8_t m_pausedMask{0};                //!< bit p = priority p paused
-    uint8_t m_controlMask{0xC0};            //!< strict priorities
-    uint8_t m_dwrrCur{0};                   //!< DWRR current priority
-    bool m_dwrrTurn{false};                 //!< DWRR: quantum already added for this turn
-    bool m_busy{false};                     //!< serializing
-    bool m_selecting{false};                //!< inside StartNext / TxHandler (no re-entry)
-    bool m_kick{false};                     //!< re-run selection after re-entrant enqueue
-    bool m_preferSource{false};             //!< round-robin between frame source and queues
-    bool m_pfcPending{false};               //!< a PFC frame waits for the port
-    bool m_receiverTx{false};               //!< m_receiver gets FrameSent
-    bool m_rxHandlerUsesPacket{true};       //!< build lazy packets before it
-    bool m_pfcEnabled{true};                //!< react to received PFC frames
-    uint64_t m_txFrames{0};                 //!< frames sent
-    uint64_t m_txBytes{0};                  //!< bytes sent
-    uint64_t m_rxFrames{0};                 //!< frames received
-    uint64_t m_rxBytes{0};                  //!< bytes received
-    TracedCallback<const RdmaQueuedFrame&> m_macRxTrace;     //!< MacRx
+    // reception (Receive): bytes 32-63, and 64-135 with the trace sources it tests (an empty
+    // TracedCallback is tested on its first 8 bytes)
+    RdmaFrameReceiver* m_receiver{nullptr};                  //!< direct receiver (or null)
+    Ptr<ErrorModel> m_receiveErrorModel;                     //!< receive error model
+    uint64_t m_rxFrames{0};                                  //!< frames received
+    uint64_t m_rxBytes{0};                                   //!< bytes received
     TracedCallback<Ptr<const Packet>> m_snifferTrace;        //!< Sniffer
     TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace; //!< PromiscSniffer
-    uint32_t m_queueBytes[8]{};                              //!< bytes per priority
-    FrameRing m_queue[8];                                    //!< per-priority FIFOs
-    RxHandler m_rxHandler;                                   //!< receive handler
-    TxHandler m_txHandler;                                   //!< tx-complete handler
-    DequeueHandler m_dequeueHandler;                         //!< dequeue handler
-    TracedCallback<const RdmaQueuedFrame&> m_macTxTrace;     //!< MacTx
-    TracedCallback<uint8_t, uint32_t> m_enqueueTrace;        //!< Enqueue
-    TracedCallback<uint8_t, uint32_t> m_dequeueTrace;        //!< Dequeue
-    int64_t m_deficit[8]{};                                  //!< DWRR deficits
-    uint32_t m_weights[8]{1, 1, 1, 1, 1, 1, 1, 1};           //!< DWRR weights
-    uint32_t m_dwrrQuantum{1500}; //!< DWRR quantum per unit weight (bytes)
-    EventId m_wakeEvent;          //!< frame source wake-up
+    TracedCallback<const RdmaQueuedFrame&> m_macRxTrace;     //!< MacRx
+    // transmission (StartTransmit, TransmitComplete, StartNext): bytes 136-271
+    TracedCallback<const RdmaQueuedFrame&> m_macTxTrace; //!< MacTx
+    RdmaFrameSource* m_source{nullptr};                  //!< host frame source
+    RdmaFrameSlot* m_current{nullptr}; //!< frame being serialized (owned by its reception
+                                       //!< event, which runs after TransmitComplete)
+    Ptr<RdmaChannel> m_channel;        //!< link
+    uint64_t m_bps{0};                 //!< link rate in bit/s
+    uint64_t m_ticksPerSecond{0};      //!< Time resolution ticks per second
+    uint64_t m_txCarry{0};             //!< remainder of tx time division (bit*ticks)
+    uint64_t m_txFrames{0};            //!< frames sent
+    uint64_t m_txBytes{0};             //!< bytes sent
+    uint32_t m_contextId{0};           //!< node id (event context)
+    uint32_t m_portIndex{0};           //!< port index (owner's numbering)
+    uint16_t m_mtu{9000};              //!< IP MTU
+    uint8_t m_nonEmpty{0};             //!< bit p = queue p non-empty
+    uint8_t m_pausedMask{0};           //!< bit p = priority p paused
+    uint8_t m_controlMask{0xC0};       //!< strict priorities
+    uint8_t m_dwrrCur{0};              //!< DWRR current priority
+    bool m_dwrrTurn{false};            //!< DWRR: quantum already added for this turn
+    bool m_busy{false};                //!< serializing
+    bool m_selecting{false};           //!< inside StartNext / TxHandler (no re-entry)
+    bool m_kick{false};                //!< re-run selection after re-entrant enqueue
+    bool m_preferSource{false};        //!< round-robin between frame source and queues
+    bool m_pfcPending{false};          //!< a PFC frame waits for the port
+    bool m_receiverTx{false};          //!< m_receiver gets FrameSent
+    bool m_rxHandlerUsesPacket{true};  //!< build lazy packets before it
+    bool m_pfcEnabled{true};           //!< react to received PFC frames
+    DequeueHandler m_dequeueHandler;   //!< dequeue handler
+    TxHandler m_txHandler;             //!< tx-complete handler
+    RxHandler m_rxHandler;             //!< receive handler
+    // queues (EnqueueFrame, PopQueue)
+    uint32_t m_queueBytes[8]{};                       //!< bytes per priority
+    FrameRing m_queue[8];                             //!< per-priority FIFOs
+    TracedCallback<uint8_t, uint32_t> m_enqueueTrace; //!< Enqueue
+    TracedCallback<uint8_t, uint32_t> m_dequeueTrace; //!< Dequeue
+    int64_t m_deficit[8]{};                           //!< DWRR deficits
+    uint32_t m_weights[8]{1, 1, 1, 1, 1, 1, 1, 1};    //!< DWRR weights
+    uint32_t m_dwrrQuantum{1500};                     //!< DWRR quantum per unit weight (bytes)
+    EventId m_wakeEvent;                              //!< frame source wake-up
 
     // configuration and wiring
     DataRate m_rate;                                     //!< link rate
