@@ -72,6 +72,31 @@ class AstraFabricOutputs
     /// Flush and close the files (after the run).
     void Close();
 
+    /**
+     * Distributed run (after Close; a collective call: every rank calls it): every rank
+     * wrote its own nodes' lines into its own folder (the constructor's); the files are
+     * gathered to rank 0 (astra::Distributed::Gather), merged (MergeParts) and written
+     * into \p dir there; each rank's own files and folder are removed. Afterwards the
+     * folder of WritePlots is \p dir.
+     * \param dir the report folder (rank 0)
+     */
+    void GatherTo(const std::string& dir);
+
+    /**
+     * The file one process writes, from the parts that ranks wrote (each in time order,
+     * with its header line and at most one final "# truncated" line): data lines by time
+     * (fct.txt: completion time, start_ns + fct_ns), then by the line's numbers (node,
+     * port, priority; host, qpn; ...), then by rank; the size cap is applied to the
+     * merged lines as the writers apply it.
+     * \param parts the ranks' file texts, rank order
+     * \param fct the parts are fct.txt files
+     * \param maxBytes the size cap (0: none)
+     * \return the merged file text
+     */
+    static std::string MergeParts(const std::vector<std::string>& parts,
+                                  bool fct,
+                                  uint64_t maxBytes);
+
     /// \return the FCT writer (records and slowdown percentiles)
     const RdmaFctWriter& GetFct() const;
 
@@ -89,6 +114,7 @@ class AstraFabricOutputs
 
   private:
     std::string m_dir;                          //!< the folder
+    uint64_t m_maxBytes;                        //!< size cap of each file
     std::unique_ptr<RdmaFctWriter> m_fct;       //!< fct.txt
     std::unique_ptr<RdmaPfcWriter> m_pfc;       //!< pfc.txt
     std::unique_ptr<RdmaQueueSampler> m_queues; //!< queue.txt
