@@ -571,9 +571,10 @@ AstraSimScenario::GatherResults()
     {
         return;
     }
-    for (size_t r = 1; r < statuses.size(); ++r)
+    // every rank's, rank 0's too (PrintStatus of a distributed run refers to them)
+    for (const auto& st : statuses)
     {
-        m_remoteStatus += statuses[r];
+        m_remoteStatus += st;
     }
     for (size_t r = 1; r < results.size(); ++r)
     {

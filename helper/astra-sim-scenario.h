@@ -279,7 +279,7 @@ class AstraSimScenario
     int m_status{0};                                            //!< status of Run
     bool m_distributed{false};                                  //!< SetDistributed(true)
     std::vector<Ptr<AstraSimApplication>> m_localApps;          //!< apps running here
-    std::string m_remoteStatus;           //!< distributed: other ranks' status text (rank 0)
+    std::string m_remoteStatus;           //!< distributed: every rank's status text (rank 0)
     std::vector<std::string> m_rankStats; //!< distributed: per rank events / wall
     bool m_built{false};                  //!< Build() done
     // remote memory (memory-node-helper.h)
