@@ -27,7 +27,9 @@
  * per-collective table, and writes npus.csv, collectives.csv and
  * timeline.json into --output-dir (default: --logging-folder); with
  * --backend=roce also the fabric's files and summary lines as
- * training-on-roce (fct.txt, pfc.txt, queue.txt, rate.txt; --plots: PNGs). A progress
+ * training-on-roce (fct.txt, pfc.txt, queue.txt, rate.txt; --plots: PNGs;
+ * --link-error-rate: lossy links). With --mpi=1 under mpirun the run is distributed
+ * (--partition) and rank 0 prints and writes everything (doc/distributed.rst). A progress
  * line goes to stderr every --progress-seconds; a run that makes no progress
  * for --hang-ns of simulated time is reported (what every stuck NPU waits on,
  * RoCE messages in flight, PFC pause chains) and stopped.

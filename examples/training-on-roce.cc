@@ -16,7 +16,10 @@
  * AstraFabricOutputs), and with --plots gnuplot PNGs of the busiest queues, the
  * per-QP rates and the collective timeline. Every RoCE parameter is an ns-3 attribute: set
  * it with --ns3::Type::Attribute=value or in the --roce-config file (applied
- * first, so the command line wins).
+ * first, so the command line wins). With --mpi=1 under mpirun -np N (the module built
+ * in an ns-3 tree with --enable-mpi) the fabric is dealt out to the ranks by
+ * --partition, and rank 0 prints and writes everything, gathered from every rank
+ * (doc/distributed.rst).
  */
 
 #include "ns3/astra-command-line.h"
