@@ -193,7 +193,10 @@ ParsePart(const std::string& part, bool fct, std::string& header)
 } // namespace
 
 std::string
-AstraFabricOutputs::MergeParts(const std::vector<std::string>& parts, bool fct, uint64_t maxBytes)
+AstraFabricOutputs::MergeParts(const std::vector<std::string>& parts,
+                               bool fct,
+                               uint64_t maxBytes,
+                               int64_t endNs)
 {
     std::string header;
     std::vector<std::vector<PartLine>> lines;
@@ -231,6 +234,10 @@ AstraFabricOutputs::MergeParts(const std::vector<std::string>& parts, bool fct, 
             break;
         }
         const PartLine& l = lines[best][next[best]];
+        if (endNs >= 0 && l.key[0] > endNs)
+        {
+            break; // the single process stopped at the end
+        }
         if ((maxBytes != 0 && written >= maxBytes) || l.truncated)
         {
             // as the writers: the first line past the cap becomes the note (a rank's own
@@ -248,7 +255,7 @@ AstraFabricOutputs::MergeParts(const std::vector<std::string>& parts, bool fct, 
 }
 
 void
-AstraFabricOutputs::GatherTo(const std::string& dir)
+AstraFabricOutputs::GatherTo(const std::string& dir, int64_t endNs)
 {
     for (const auto& name : GetFileNames())
     {
@@ -263,7 +270,7 @@ AstraFabricOutputs::GatherTo(const std::string& dir)
         {
             continue;
         }
-        const std::string merged = MergeParts(parts, name == "fct.txt", m_maxBytes);
+        const std::string merged = MergeParts(parts, name == "fct.txt", m_maxBytes, endNs);
         std::ofstream out(dir + "/" + name, std::ios::binary | std::ios::trunc);
         out << merged;
         if (!out)

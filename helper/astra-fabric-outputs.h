@@ -80,7 +80,9 @@ class AstraFabricOutputs
      * folder of WritePlots is \p dir.
      * \param dir the report folder (rank 0)
      */
-    void GatherTo(const std::string& dir);
+    /// \param endNs the run's end (the last NPU's finish): later lines, written while the
+    /// ranks ran on to the check that stopped them, are left out (-1: keep every line)
+    void GatherTo(const std::string& dir, int64_t endNs);
 
     /**
      * The file one process writes, from the parts that ranks wrote (each in time order,
@@ -91,11 +93,13 @@ class AstraFabricOutputs
      * \param parts the ranks' file texts, rank order
      * \param fct the parts are fct.txt files
      * \param maxBytes the size cap (0: none)
+     * \param endNs lines after this time are left out (-1: none is)
      * \return the merged file text
      */
     static std::string MergeParts(const std::vector<std::string>& parts,
                                   bool fct,
-                                  uint64_t maxBytes);
+                                  uint64_t maxBytes,
+                                  int64_t endNs = -1);
 
     /// \return the FCT writer (records and slowdown percentiles)
     const RdmaFctWriter& GetFct() const;

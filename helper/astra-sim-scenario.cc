@@ -610,7 +610,12 @@ AstraSimScenario::PrintStatus(std::ostream& os) const
     }
     if (m_status == 2)
     {
-        const uint32_t left = uint32_t(m_apps.size()) - m_monitor->GetFinishedNpus();
+        // every NPU's state (a distributed run: gathered to rank 0)
+        uint32_t left = 0;
+        for (const auto& a : m_apps)
+        {
+            left += a->IsFinished() ? 0 : 1;
+        }
         os << "error: " << left << " of " << m_apps.size() << " NPU(s) unfinished at "
            << Simulator::Now().GetNanoSeconds() << " ns";
         if (m_distributed)
@@ -869,7 +874,20 @@ AstraSimScenario::CloseFabricOutputs()
     if (m_distributed && !m_outputsGathered)
     {
         m_outputsGathered = true;
-        m_outputs->GatherTo(m_outputsDir);
+        // a single process stops when the last NPU finishes; the ranks run on to the
+        // monitor's next check: their lines after that end are left out (rank 0 knows it)
+        int64_t endNs = -1;
+        if (Distributed::GetRank() == 0)
+        {
+            bool all = true;
+            for (const auto& a : m_apps)
+            {
+                all = all && a->IsFinished();
+                endNs = std::max(endNs, a->GetStats().finish.GetNanoSeconds());
+            }
+            endNs = all ? endNs : -1;
+        }
+        m_outputs->GatherTo(m_outputsDir, endNs);
         GatherFabricSummary();
     }
 }

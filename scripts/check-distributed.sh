@@ -23,6 +23,8 @@ training=$(program training-on-roce)
 [ -x "$runner" ] || { echo "[distributed] no astra-sim-runner in $tree/build" >&2; exit 1; }
 [ -x "$training" ] || { echo "[distributed] no training-on-roce in $tree/build" >&2; exit 1; }
 export LD_LIBRARY_PATH="$tree/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# the programs' default inputs (training-on-roce's trace) from this checkout's ../shared
+export ASTRA_SIM_SHARED_DIR=${ASTRA_SIM_SHARED_DIR:-$here/../shared}
 R=$here/../shared/reference
 A=$R/astra-sim/examples
 MB=$A/workload/microbenchmarks
@@ -40,11 +42,16 @@ bad() {
 # wall-clock lines out; the output folder's name (training-on-roce prints it) as OUT
 clean() { grep -v -E 'wall|elapsed|events/s|RSS|seconds|progress:|^\[' | sed "s#$1#OUT#g"; }
 
-# run_case NAME PROGRAM PARTITION "RANK COUNTS" ARGUMENTS...: one plain process, then
-# mpirun -np N for each N; stdout and the report files must be the single process's
+# run_case NAME PROGRAM PARTITION "RANK COUNTS" MODE ARGUMENTS...: one plain process, then
+# mpirun -np N for each N. MODE exact: stdout and every report file must be the single
+# process's. MODE ties: cases where frames from another rank and local events meet at one
+# device in the same nanosecond (doc/distributed.rst, "What is identical"): on 1 rank as
+# exact; on more, every run must
+# end with status 0 and the same FCT record count (messages); the differences are printed
+# (files, largest NPU finish-time difference, PFC pauses), not failed on.
 run_case() {
-  local name=$1 prog=$2 partition=$3 nps=$4
-  shift 4
+  local name=$1 prog=$2 partition=$3 nps=$4 mode=$5
+  shift 5
   local d=$out/$name
   rm -rf "$d"
   mkdir -p "$d"
@@ -54,6 +61,9 @@ run_case() {
   echo "status $?" >>"$d/single.out"
   t1=$(date +%s.%N)
   echo "[distributed] $name single: $(echo "$t1 - $t0" | bc) s wall; fct.txt $(grep -vc '^#' "$d/single/fct.txt") lines, pfc.txt $(grep -c ' pause$' "$d/single/pfc.txt") pauses; $(grep -m1 '^fabric:' "$d/single.out")"
+  if ! grep -q '^status 0$' "$d/single.out"; then
+    bad "$name: the single process ended with $(tail -1 "$d/single.out"): $(head -3 "$d/single.err")"
+  fi
   for np in $nps; do
     t0=$(date +%s.%N)
     "${limit[@]}" "${mpirun[@]}" -np "$np" "$prog" "$@" --mpi=1 --partition="$partition" \
@@ -61,13 +71,32 @@ run_case() {
     echo "status $?" >>"$d/np$np.out"
     t1=$(date +%s.%N)
     echo "[distributed] $name np=$np: $(echo "$t1 - $t0" | bc) s wall (mpirun); $(grep -h '^rank [0-9]*:' "$d/np$np.err" | tr '\n' ';')"
-    if ! diff <(clean "$d/single" <"$d/single.out") <(clean "$d/np$np" <"$d/np$np.out") >"$d/np$np.stdout.diff"; then
-      bad "$name: stdout of np=$np differs from the single process"
-      head -20 "$d/np$np.stdout.diff" >&2
-    fi
-    if ! diff -r "$d/single" "$d/np$np" >"$d/np$np.files.diff"; then
-      bad "$name: report files of np=$np differ from the single process"
-      head -20 "$d/np$np.files.diff" >&2
+    local sdiff=0 fdiff=0
+    diff <(clean "$d/single" <"$d/single.out") <(clean "$d/np$np" <"$d/np$np.out") >"$d/np$np.stdout.diff" || sdiff=1
+    diff -r "$d/single" "$d/np$np" >"$d/np$np.files.diff" || fdiff=1
+    # one rank has no cut: always the single process's bytes
+    if [ "$mode" = exact ] || [ "$np" = 1 ]; then
+      if [ "$sdiff" -ne 0 ]; then
+        bad "$name: stdout of np=$np differs from the single process"
+        head -20 "$d/np$np.stdout.diff" >&2
+      fi
+      if [ "$fdiff" -ne 0 ]; then
+        bad "$name: report files of np=$np differ from the single process"
+        head -20 "$d/np$np.files.diff" >&2
+      fi
+    else
+      grep -q '^status 0$' "$d/np$np.out" || bad "$name: np=$np ended with $(tail -1 "$d/np$np.out")"
+      local a b
+      a=$(grep -vc '^#' "$d/single/fct.txt")
+      b=$(grep -vc '^#' "$d/np$np/fct.txt")
+      [ "$a" = "$b" ] || bad "$name: np=$np has $b FCT records, the single process $a"
+      local differ
+      differ=$(for f in "$d/single"/*; do cmp -s "$f" "$d/np$np/$(basename "$f")" || basename "$f"; done | tr '\n' ' ')
+      local dt
+      dt=$(paste -d, "$d/single/npus.csv" "$d/np$np/npus.csv" | awk -F, 'NR > 1 {
+             for (i = 1; i <= NF / 2; i++) if ($i ~ /^[0-9]+$/) { x = $i - $(i + NF / 2); if (x < 0) x = -x; if (x > m) m = x } }
+           END { print m + 0 }')
+      echo "[distributed] $name np=$np (ties): files that differ: ${differ:-none}; largest npus.csv difference ${dt} ns; PFC pauses $(grep -c ' pause$' "$d/np$np/pfc.txt") (single $(grep -c ' pause$' "$d/single/pfc.txt")); $(grep -m1 'total time' "$d/np$np.out")"
     fi
     # a rank's own trace folder does not stay behind
     if ls -d "$d/np$np"/.rank-* >/dev/null 2>&1; then
@@ -75,16 +104,13 @@ run_case() {
     fi
   done
   grep -h "partition" "$d/np$np.err" || true
-  if ! grep -q '^status 0$' "$d/single.out"; then
-    bad "$name: the single process ended with $(tail -1 "$d/single.out")"
-  fi
 }
 
 # --- the main example: training-on-roce (8 NPUs, Switch 2 x Clos of 2 leaves of 2, 2 spines)
-run_case training-on-roce "$training" dim0-line "1 2 4"
+run_case training-on-roce "$training" dim0-line "1 2 4" exact
 
 # --- ring all-reduces
-run_case ring8-allreduce "$runner" block "1 2 4" \
+run_case ring8-allreduce "$runner" block "1 2 4" exact \
   --workload-configuration="$MB/all_reduce/8npus_1MB/all_reduce" \
   --system-configuration="$RING" \
   --network-configuration="$A/network/analytical/Ring_8npus.yml" --backend=roce
@@ -95,7 +121,7 @@ npus_count: [ 4, 2 ]
 bandwidth: [ 200.0, 25.0 ]
 latency: [ 250.0, 1000.0 ]
 EOF
-run_case switch4x2-allreduce "$runner" scale-up "1 2" \
+run_case switch4x2-allreduce "$runner" scale-up "1 2" exact \
   --workload-configuration="$MB/all_reduce/8npus_1MB/all_reduce" \
   --system-configuration="$RING" \
   --network-configuration="$out/switch-4x2.yml" --backend=roce
@@ -108,7 +134,7 @@ latency: [ 500.0 ]
 hosts_per_leaf: [ 4 ]
 spines: [ 2 ]
 EOF
-run_case clos16-allreduce "$runner" leaf "1 2 4" \
+run_case clos16-allreduce "$runner" leaf "1 2 4" exact \
   --workload-configuration="$MB/all_reduce/16npus_1MB/all_reduce" \
   --system-configuration="$RING" \
   --network-configuration="$out/clos16.yml" --backend=roce
@@ -122,12 +148,13 @@ hosts_per_leaf: [ 16 ]
 spines: [ 8 ]
 EOF
 printf 'DATA\n1\nar -1 0 NONE 0 0 NONE 0 0 ALLREDUCE 4194304 0\n' >"$out/ar4m.txt"
-run_case clos128-allreduce "$runner" leaf "1 2 4" \
+run_case clos128-allreduce "$runner" leaf "1 2 4" ties \
   --workload-configuration="$out/ar4m.txt" --system-configuration="$RING" \
   --network-configuration="$out/clos128.yml" --backend=roce
 
 # --- an incast: a direct all-to-all of 24 NPUs on 3 leaves of 8 (4:1 oversubscribed uplinks,
-# 2 spines, small buffers): every leaf pauses its hosts. With --partition=block the NPUs are
+# 2 spines, small buffers; ECN off, so that PFC alone holds the incast): every leaf pauses
+# its hosts. With --partition=block the NPUs are
 # dealt out in equal contiguous ranges (12 or 6 per rank) and a leaf goes with its first
 # NPU, so some hosts of a leaf are on another rank: their pauses cross the cut.
 cat >"$out/clos24.yml" <<'EOF'
@@ -145,9 +172,10 @@ d["all-to-all-implementation"] = ["direct"]
 d["active-chunks-per-dimension"] = 4
 print(json.dumps(d, indent=1))' "$RING" >"$out/direct.json"
 printf 'DATA\n1\na2a -1 0 NONE 0 0 NONE 0 0 ALLTOALL 1048576 0\n' >"$out/a2a1m.txt"
-run_case incast24-pfc "$runner" block "1 2 4" \
+run_case incast24-pfc "$runner" block "1 2 4" ties \
   --workload-configuration="$out/a2a1m.txt" --system-configuration="$out/direct.json" \
-  --network-configuration="$out/clos24.yml" --backend=roce --ns3::SwitchMmu::BufferSize=2000000
+  --network-configuration="$out/clos24.yml" --backend=roce --ns3::SwitchMmu::BufferSize=2000000 \
+  --ns3::RdmaSwitch::EcnEnabled=false
 for np in 2 4; do
   # pfc.txt: time node port priority pause|resume; leaves are nodes 24..26, their ports
   # 0..7 the hosts 8 x leaf + port; NPU n is on rank n / (24 / np)
@@ -160,7 +188,7 @@ done
 
 # --- lossy links: every link loses 0.1 % of its frames; the ring all-reduce of clos16 crosses
 # the leaves, so lost frames of messages between ranks are retransmitted
-run_case clos16-lossy "$runner" leaf "1 2 4" \
+run_case clos16-lossy "$runner" leaf "1 2 4" ties \
   --workload-configuration="$MB/all_reduce/16npus_1MB/all_reduce" \
   --system-configuration="$RING" \
   --network-configuration="$out/clos16.yml" --backend=roce --link-error-rate=0.001

@@ -128,6 +128,10 @@ class MergePartsCase : public TestCase
                               AstraFabricOutputs::MergeParts({r0, r1}, false, 0),
                               "independent of the rank order");
         NS_TEST_ASSERT_MSG_EQ(AstraFabricOutputs::MergeParts({r0}, false, 0), r0, "one part");
+        NS_TEST_ASSERT_MSG_EQ(AstraFabricOutputs::MergeParts({r0, r1}, false, 0, 200),
+                              h + "100 1 0 3 10\n100 2 0 3 30\n100 3 0 3 40\n100 5 0 3 20\n"
+                                  "200 2 0 3 0\n",
+                              "lines after the end left out");
         NS_TEST_ASSERT_MSG_EQ(AstraFabricOutputs::MergeParts({r0, h}, false, 0),
                               r0,
                               "a rank without lines");
