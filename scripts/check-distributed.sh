@@ -268,6 +268,18 @@ echo "[distributed] input error on rank 1: status $st"
 grep -qF "cannot open output file '$out/one-rank-error/out/.rank-1/" "$out/one-rank-error/np2.out" ||
   bad "input error on rank 1: its message is not shown"
 
+# --- --plots on rank 0 draws from the gathered files (the data files whether or not gnuplot
+# is installed)
+"${limit[@]}" "${mpirun[@]}" -np 2 "$runner" --workload-configuration="$out/a2a1m.txt" \
+  --system-configuration="$out/direct.json" --network-configuration="$out/clos24.yml" \
+  --backend=roce --ns3::SwitchMmu::BufferSize=2000000 --mpi=1 --partition=block \
+  --progress-seconds=0 --plots=1 --output-dir="$out/plots" >"$out/plots.out" 2>&1
+st=$?
+echo "[distributed] --plots np=2: status $st; $(grep '^plots:' "$out/plots.out")"
+[ "$st" -eq 0 ] && grep -q '^plots: ' "$out/plots.out" && [ -s "$out/plots/queue.dat" ] &&
+  [ -s "$out/plots/rate.dat" ] && [ -s "$out/plots/timeline.dat" ] ||
+  bad "--plots np=2: no plot data on rank 0"
+
 # --- --mpi with another backend is an input error (status 1)
 "${limit[@]}" "${mpirun[@]}" -np 2 "$runner" --workload-configuration="$MB/all_reduce/8npus_1MB/all_reduce" \
   --system-configuration="$RING" \
