@@ -27,7 +27,9 @@
  * per-collective table, and writes npus.csv, collectives.csv and
  * timeline.json into --output-dir (default: --logging-folder); with
  * --backend=roce also the fabric's files and summary lines as
- * training-on-roce (fct.txt, pfc.txt, queue.txt, rate.txt; --plots: PNGs). A progress
+ * training-on-roce (fct.txt, pfc.txt, queue.txt, rate.txt; --plots: PNGs;
+ * --link-error-rate: lossy links). With --mpi=1 under mpirun the run is distributed
+ * (--partition) and rank 0 prints and writes everything (doc/distributed.rst). A progress
  * line goes to stderr every --progress-seconds; a run that makes no progress
  * for --hang-ns of simulated time is reported (what every stuck NPU waits on,
  * RoCE messages in flight, PFC pause chains) and stopped.
@@ -49,6 +51,7 @@
 #include "ns3/hpcc-topology-reader.h"
 #include "ns3/network-backend-factory.h"
 #include "ns3/network-module.h"
+#include "ns3/rdma-net-device.h"
 #include "ns3/roce-backend.h"
 #include "ns3/roce-config-reader.h"
 #include "ns3/topology.h"
@@ -96,6 +99,35 @@ CheckLogicalTopology(const std::string& path, const Topology& topo)
     }
 }
 
+/**
+ * Every fabric link loses frames: a RateErrorModel (per frame, its own random stream, the
+ * same on every rank of a distributed run) as the ReceiveErrorModel of both its devices.
+ * \param fabric the built fabric
+ * \param rate probability of losing a frame
+ */
+void
+SetLinkErrorRate(AstraFabricHelper& fabric, double rate)
+{
+    const int64_t base = int64_t(1) << 32;
+    const uint32_t links = uint32_t(fabric.GetTopology()->GetLinks().size());
+    for (uint32_t l = 0; l < links; ++l)
+    {
+        const auto devs = fabric.GetLinkDevices(l);
+        int64_t side = 0;
+        for (Ptr<RdmaNetDevice> d : {devs.first, devs.second})
+        {
+            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+            em->SetAttribute("ErrorRate", DoubleValue(rate));
+            em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+            em->AssignStreams(base + 2 * int64_t(l) + side++);
+            if (d)
+            {
+                d->SetReceiveErrorModel(em);
+            }
+        }
+    }
+}
+
 /// The program (run by main through RunMain: bad input ends in a message and status 1).
 int
 Run(int argc, char* argv[])
@@ -130,6 +162,7 @@ Run(int argc, char* argv[])
     bool memoryIsolated = false;
     bool mpi = false;
     std::string partition = "block";
+    double linkErrorRate = 0;
 
     // --roce-config is applied before CommandLine::Parse so that --ns3::... values win; so is
     // a network configuration that is the reference ns-3 backend's config.txt (its RoCE
@@ -221,7 +254,7 @@ Run(int argc, char* argv[])
                  plots);
     cmd.AddValue("fabric-outputs",
                  "RoCE: write fct.txt, pfc.txt, queue.txt and rate.txt and print the fabric "
-                 "summary (off by default with --mpi: they are per process there)",
+                 "summary (with --mpi: gathered to rank 0)",
                  fabricOutputs);
     cmd.AddValue("progress-seconds",
                  "wall seconds between progress lines (0: none)",
@@ -240,6 +273,12 @@ Run(int argc, char* argv[])
                  "flow / roce with memory nodes: their traffic on a private copy of the network "
                  "(the baseline of the collectives' slowdown from memory traffic)",
                  memoryIsolated);
+    cmd.AddValue("link-error-rate",
+                 "RoCE: probability that a link loses a frame (each direction of every fabric "
+                 "link, per frame, ns3::RateErrorModel as the devices' ReceiveErrorModel; "
+                 "random streams 2^32 + 2 x link + side); lost data is retransmitted (go-back-N)",
+                 linkErrorRate,
+                 OptionRange::Closed(0, 0.5));
     cmd.AddValue("mpi",
                  "distributed run on ns-3's MPI engine (under mpirun -np N; roce backend; needs "
                  "the module built in an ns-3 tree with --enable-mpi)",
@@ -377,27 +416,20 @@ Run(int argc, char* argv[])
         }
         sc.Build();
     }
+    if (cmd.IsGiven("link-error-rate"))
+    {
+        if (!NetworkBackendFactory::NeedsFabric(backendKind))
+        {
+            throw InputError("--link-error-rate=" + std::to_string(linkErrorRate) +
+                             " loses frames on the RoCE fabric's links: it needs --backend=roce");
+        }
+        SetLinkErrorRate(sc.GetFabric(), linkErrorRate);
+    }
     if (root)
     {
         sc.PrintFabricConfig(std::cout); // the same on every rank
     }
     sc.WarnUnusedAttributes();
-    if (mpi)
-    {
-        // every rank simulates its own part of the fabric: its files and counters are not
-        // gathered, so they are not written (doc/distributed.rst)
-        if (fabricOutputs && cmd.IsGiven("fabric-outputs"))
-        {
-            throw InputError("--fabric-outputs=1 with --mpi: the fabric's files and summary are "
-                             "per process in a distributed run and are not gathered to rank 0");
-        }
-        if (plots)
-        {
-            throw InputError("--plots with --mpi: the fabric's queues and rates are per process "
-                             "in a distributed run");
-        }
-        fabricOutputs = false;
-    }
     // RoCE: the fabric's files, as training-on-roce writes them (nothing on other backends)
     if (fabricOutputs)
     {
@@ -414,7 +446,7 @@ Run(int argc, char* argv[])
     }
 
     int rc = sc.Run();
-    sc.CloseFabricOutputs();
+    sc.CloseFabricOutputs(); // with --mpi: every rank's lines and counters to rank 0
     if (!root)
     {
         // rank 0 prints and writes the reports of every rank

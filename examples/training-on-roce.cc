@@ -16,11 +16,15 @@
  * AstraFabricOutputs), and with --plots gnuplot PNGs of the busiest queues, the
  * per-QP rates and the collective timeline. Every RoCE parameter is an ns-3 attribute: set
  * it with --ns3::Type::Attribute=value or in the --roce-config file (applied
- * first, so the command line wins).
+ * first, so the command line wins). With --mpi=1 under mpirun -np N (the module built
+ * in an ns-3 tree with --enable-mpi) the fabric is dealt out to the ranks by
+ * --partition, and rank 0 prints and writes everything, gathered from every rank
+ * (doc/distributed.rst).
  */
 
 #include "ns3/astra-command-line.h"
 #include "ns3/astra-config.h"
+#include "ns3/astra-distributed.h"
 #include "ns3/astra-input.h"
 #include "ns3/astra-limits.h"
 #include "ns3/astra-paths.h"
@@ -38,6 +42,7 @@
 #include <cstring>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <sys/stat.h>
 
 using namespace ns3;
@@ -47,9 +52,11 @@ namespace
 {
 
 /// Apply --roce-config=FILE before CommandLine::Parse so that --ns3::... wins.
-void
+/// \return the line saying what was applied (printed by rank 0 once MPI is known)
+std::string
 PreApplyRoceConfig(int argc, char* argv[])
 {
+    std::string line;
     const char* key = "--roce-config=";
     for (int i = 1; i < argc; ++i)
     {
@@ -57,9 +64,10 @@ PreApplyRoceConfig(int argc, char* argv[])
         {
             std::string path = argv[i] + std::strlen(key);
             uint32_t n = RoceBackend::ApplyConfigFile(path);
-            std::cout << "roce-config: " << n << " attribute defaults from " << path << "\n";
+            line += "roce-config: " + std::to_string(n) + " attribute defaults from " + path + "\n";
         }
     }
+    return line;
 }
 
 } // namespace
@@ -111,7 +119,8 @@ Run(int argc, char* argv[])
     // lossless (PFC) classes: data (priority 3) and ACK/CNP (7) only, so that the
     // headroom of fast, long links (e.g. HGX's 400 GB/s, 936 ns) fits the buffer
     Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", UintegerValue(0x88));
-    PreApplyRoceConfig(argc, argv);
+    const std::string roceConfigLine = PreApplyRoceConfig(argc, argv);
+    bool mpi = false;
 
     AstraCommandLine cmd(__FILE__);
     cmd.AddValue("workload-configuration",
@@ -229,7 +238,34 @@ Run(int argc, char* argv[])
                  "simulated ns without progress after which the run is reported hung",
                  hangNs,
                  OptionRange::Closed(1, 1e15, "ns"));
+    cmd.AddValue("mpi",
+                 "distributed run on ns-3's MPI engine (under mpirun -np N, one system id per "
+                 "rank dealt out by --partition; needs the module built in an ns-3 tree with "
+                 "--enable-mpi)",
+                 mpi);
     cmd.Parse(argc, argv);
+    if (mpi)
+    {
+        Distributed::Enable(&argc, &argv); // input error if the build has no MPI
+        if (cmd.IsGiven("systems") && systems != Distributed::GetSize())
+        {
+            throw InputError("--systems=" + std::to_string(systems) + " with --mpi under " +
+                             std::to_string(Distributed::GetSize()) +
+                             " rank(s): a distributed run has one system id per rank (leave "
+                             "--systems out)");
+        }
+        systems = Distributed::GetSize();
+        if (pcap)
+        {
+            throw InputError("--pcap with --mpi: the pcap files are written per device by the "
+                             "rank that simulates it and are not gathered to rank 0");
+        }
+    }
+    const bool root = Distributed::GetRank() == 0;
+    // rank 0 prints (every rank runs the same program)
+    std::ostringstream nowhere;
+    std::ostream& out = root ? std::cout : nowhere;
+    out << roceConfigLine;
     // options that only shape the built-in defaults have no effect beside a file
     for (const char* o : {"peak-perf", "local-mem-bw", "splits", "active-chunks"})
     {
@@ -370,6 +406,7 @@ Run(int argc, char* argv[])
             throw InputError("--systems=0: at least one system id");
         }
         sc.GetFabric().SetPartition(partition, systems);
+        sc.SetDistributed(mpi);
         sc.SetAppAttribute("DropDanglingCtrlDeps", BooleanValue(dropDangling));
         sc.SetAppAttribute("ReferenceHwLimits", BooleanValue(hwLimits));
         if (!remoteMemory.empty())
@@ -389,26 +426,42 @@ Run(int argc, char* argv[])
         fabric.GetRdmaHelper().EnablePcap(outputDir + "/roce", all);
     }
 
-    std::cout << "training-on-roce: " << topo->GetNpuCount() << " NPUs, "
-              << fabric.GetSwitches().GetN() << " switches, " << topo->GetLinks().size()
-              << " links (" << topo->source << ")\n";
+    out << "training-on-roce: " << topo->GetNpuCount() << " NPUs, " << fabric.GetSwitches().GetN()
+        << " switches, " << topo->GetLinks().size() << " links (" << topo->source << ")\n";
     for (uint32_t d = 0; d < topo->GetDimensionCount(); ++d)
     {
         const auto& s = topo->GetDimensions()[d];
-        std::cout << "  dim " << d << ": " << DimTypeName(s.type) << " x" << s.npus << ", "
-                  << std::fixed << std::setprecision(1) << s.bandwidthGBps * 1073741824.0 * 8 / 1e9
-                  << " Gbps, " << s.latencyNs << " ns\n";
+        out << "  dim " << d << ": " << DimTypeName(s.type) << " x" << s.npus << ", " << std::fixed
+            << std::setprecision(1) << s.bandwidthGBps * 1073741824.0 * 8 / 1e9 << " Gbps, "
+            << s.latencyNs << " ns\n";
     }
 
-    sc.PrintFabricConfig(std::cout);
+    sc.PrintFabricConfig(out);
     sc.WarnUnusedAttributes();
 
     int rc = sc.Run(MilliSeconds(maxSimMs));
+    // with --mpi: every rank's NPU results, collectives, trace lines and counters to rank 0
+    sc.CloseFabricOutputs();
+    if (!root)
+    {
+        sc.Destroy();
+        Distributed::Disable();
+        return rc;
+    }
     sc.PrintStatus(std::cerr);
     sc.PrintNpuLines(std::cout);
     sc.PrintSummary(std::cout);
-    sc.CloseFabricOutputs();
     sc.PrintFabricSummary(std::cout);
+    if (mpi)
+    {
+        // on stderr: stdout and the report files are those of a single-process run
+        std::cerr << sc.GetFabric().DescribePartition();
+        const auto& ranks = sc.GetRankStats();
+        for (size_t r = 0; r < ranks.size(); ++r)
+        {
+            std::cerr << "rank " << r << ": " << ranks[r] << "\n";
+        }
+    }
     try
     {
         sc.WriteReports(outputDir);
@@ -427,6 +480,7 @@ Run(int argc, char* argv[])
         std::cout << "plots: " << msg << "\n";
     }
     sc.Destroy();
+    Distributed::Disable();
     return rc;
 }
 

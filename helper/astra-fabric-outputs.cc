@@ -4,14 +4,18 @@
 
 #include "astra-fabric-outputs.h"
 
+#include "ns3/astra-diagnostics.h"
+#include "ns3/astra-distributed.h"
 #include "ns3/rdma-trace-writers.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <tuple>
+#include <unistd.h>
 
 namespace ns3
 {
@@ -89,7 +93,8 @@ AstraFabricOutputs::AstraFabricOutputs(const std::string& dir,
                                        Time queueSample,
                                        Time stop,
                                        uint64_t maxBytes)
-    : m_dir(dir)
+    : m_dir(dir),
+      m_maxBytes(maxBytes)
 {
     m_fct = std::make_unique<RdmaFctWriter>(dir + "/fct.txt", maxBytes);
     m_fct->Install(hosts);
@@ -122,6 +127,159 @@ std::vector<std::string>
 AstraFabricOutputs::GetFileNames()
 {
     return {"fct.txt", "pfc.txt", "queue.txt", "rate.txt"};
+}
+
+namespace
+{
+
+/// One line of a part of a trace file: its sort key and text.
+struct PartLine
+{
+    std::vector<long long> key; //!< time, then the line's numbers
+    std::string text;           //!< the line, without its newline
+    bool truncated{false};      //!< the writer's "# truncated ... at T ns" line (key: T)
+};
+
+/// The lines of one part, after its header line.
+/// \param part the file text \param fct an fct.txt part \param header receives the header line
+std::vector<PartLine>
+ParsePart(const std::string& part, bool fct, std::string& header)
+{
+    std::vector<PartLine> lines;
+    std::istringstream in(part);
+    std::string line;
+    bool first = true;
+    while (std::getline(in, line))
+    {
+        if (first)
+        {
+            first = false;
+            if (!line.empty() && line[0] == '#')
+            {
+                header = line;
+                continue;
+            }
+        }
+        if (line.empty())
+        {
+            continue;
+        }
+        PartLine l;
+        l.text = line;
+        if (line[0] == '#')
+        {
+            // "# truncated: size cap of N bytes reached at T ns"
+            const size_t at = line.rfind(" at ");
+            if (line.compare(0, 11, "# truncated") != 0 || at == std::string::npos)
+            {
+                throw std::runtime_error("unexpected line in a rank's trace file: " + line);
+            }
+            l.truncated = true;
+            l.key.push_back(std::atoll(line.c_str() + at + 4));
+            lines.push_back(std::move(l));
+            break;
+        }
+        // the writers' order within a time step (RdmaTraceFile)
+        RdmaTraceFile::LineKey(line, fct, l.key);
+        if (fct && l.key.size() < 8)
+        {
+            throw std::runtime_error("unexpected line in a rank's fct.txt: " + line);
+        }
+        lines.push_back(std::move(l));
+    }
+    return lines;
+}
+
+} // namespace
+
+std::string
+AstraFabricOutputs::MergeParts(const std::vector<std::string>& parts,
+                               bool fct,
+                               uint64_t maxBytes,
+                               int64_t endNs)
+{
+    std::string header;
+    std::vector<std::vector<PartLine>> lines;
+    for (const auto& p : parts)
+    {
+        lines.push_back(ParsePart(p, fct, header));
+    }
+    std::string out = header.empty() ? std::string() : header + "\n";
+    std::vector<size_t> next(lines.size(), 0);
+    uint64_t written = 0;
+    while (true)
+    {
+        // the earliest head; equal keys: by text, then the lower rank
+        size_t best = lines.size();
+        for (size_t r = 0; r < lines.size(); ++r)
+        {
+            if (next[r] == lines[r].size())
+            {
+                continue;
+            }
+            if (best == lines.size())
+            {
+                best = r;
+                continue;
+            }
+            const PartLine& a = lines[r][next[r]];
+            const PartLine& b = lines[best][next[best]];
+            if (a.key < b.key || (a.key == b.key && a.text < b.text))
+            {
+                best = r;
+            }
+        }
+        if (best == lines.size())
+        {
+            break;
+        }
+        const PartLine& l = lines[best][next[best]];
+        if (endNs >= 0 && l.key[0] > endNs)
+        {
+            break; // the single process stopped at the end
+        }
+        if ((maxBytes != 0 && written >= maxBytes) || l.truncated)
+        {
+            // as the writers: the first line past the cap becomes the note (a rank's own
+            // note comes only after its lines reach the cap, so after the merged ones do)
+            out += "# truncated: size cap of " + std::to_string(maxBytes) + " bytes reached at " +
+                   std::to_string(l.key[0]) + " ns\n";
+            break;
+        }
+        out += l.text;
+        out += '\n';
+        written += l.text.size() + 1;
+        ++next[best];
+    }
+    return out;
+}
+
+void
+AstraFabricOutputs::GatherTo(const std::string& dir, int64_t endNs)
+{
+    for (const auto& name : GetFileNames())
+    {
+        const std::string path = m_dir + "/" + name;
+        std::ifstream in(path, std::ios::binary);
+        std::ostringstream text;
+        text << in.rdbuf();
+        in.close();
+        std::remove(path.c_str());
+        const std::vector<std::string> parts = Distributed::Gather(text.str());
+        if (Distributed::GetRank() != 0)
+        {
+            continue;
+        }
+        const std::string merged = MergeParts(parts, name == "fct.txt", m_maxBytes, endNs);
+        std::ofstream out(dir + "/" + name, std::ios::binary | std::ios::trunc);
+        out << merged;
+        if (!out)
+        {
+            throw InputError("cannot write output file '" + dir + "/" + name + "'");
+        }
+    }
+    rmdir(m_dir.c_str());
+    m_dir = dir;
 }
 
 uint32_t

@@ -72,6 +72,35 @@ class AstraFabricOutputs
     /// Flush and close the files (after the run).
     void Close();
 
+    /**
+     * Distributed run (after Close; a collective call: every rank calls it): every rank
+     * wrote its own nodes' lines into its own folder (the constructor's); the files are
+     * gathered to rank 0 (astra::Distributed::Gather), merged (MergeParts) and written
+     * into \p dir there; each rank's own files and folder are removed. Afterwards the
+     * folder of WritePlots is \p dir.
+     * \param dir the report folder (rank 0)
+     */
+    /// \param endNs the run's end (the last NPU's finish): later lines, written while the
+    /// ranks ran on to the check that stopped them, are left out (-1: keep every line)
+    void GatherTo(const std::string& dir, int64_t endNs);
+
+    /**
+     * The file one process writes, from the parts that ranks wrote (each in time order,
+     * with its header line and at most one final "# truncated" line): data lines by time
+     * (fct.txt: completion time, start_ns + fct_ns), then by the line's numbers (node,
+     * port, priority; host, qpn; ...), then by rank; the size cap is applied to the
+     * merged lines as the writers apply it.
+     * \param parts the ranks' file texts, rank order
+     * \param fct the parts are fct.txt files
+     * \param maxBytes the size cap (0: none)
+     * \param endNs lines after this time are left out (-1: none is)
+     * \return the merged file text
+     */
+    static std::string MergeParts(const std::vector<std::string>& parts,
+                                  bool fct,
+                                  uint64_t maxBytes,
+                                  int64_t endNs = -1);
+
     /// \return the FCT writer (records and slowdown percentiles)
     const RdmaFctWriter& GetFct() const;
 
@@ -89,6 +118,7 @@ class AstraFabricOutputs
 
   private:
     std::string m_dir;                          //!< the folder
+    uint64_t m_maxBytes;                        //!< size cap of each file
     std::unique_ptr<RdmaFctWriter> m_fct;       //!< fct.txt
     std::unique_ptr<RdmaPfcWriter> m_pfc;       //!< pfc.txt
     std::unique_ptr<RdmaQueueSampler> m_queues; //!< queue.txt

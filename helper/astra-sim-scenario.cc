@@ -571,9 +571,10 @@ AstraSimScenario::GatherResults()
     {
         return;
     }
-    for (size_t r = 1; r < statuses.size(); ++r)
+    // every rank's, rank 0's too (PrintStatus of a distributed run refers to them)
+    for (const auto& st : statuses)
     {
-        m_remoteStatus += statuses[r];
+        m_remoteStatus += st;
     }
     for (size_t r = 1; r < results.size(); ++r)
     {
@@ -609,7 +610,12 @@ AstraSimScenario::PrintStatus(std::ostream& os) const
     }
     if (m_status == 2)
     {
-        const uint32_t left = uint32_t(m_apps.size()) - m_monitor->GetFinishedNpus();
+        // every NPU's state (a distributed run: gathered to rank 0)
+        uint32_t left = 0;
+        for (const auto& a : m_apps)
+        {
+            left += a->IsFinished() ? 0 : 1;
+        }
         os << "error: " << left << " of " << m_apps.size() << " NPU(s) unfinished at "
            << Simulator::Now().GetNanoSeconds() << " ns";
         if (m_distributed)
@@ -653,19 +659,42 @@ AstraSimScenario::PrintSummary(std::ostream& os) const
     }
 }
 
-void
-AstraSimScenario::PrintFabricSummary(std::ostream& os, const RdmaFctWriter* fct) const
+/// The fabric's counters totalled over the ranks of a distributed run.
+struct AstraSimScenario::FabricTotals
 {
-    if (!m_roce)
-    {
-        return;
-    }
-    RdmaRunSummary sum = RdmaRunSummary::Collect(m_fabric.GetNpus(), m_fabric.GetSwitches(), fct);
+    RdmaRunSummary sum;         //!< counters; slowdowns over every rank's FCT records
+    uint64_t deliveredMsgs{0};  //!< RoCE backend: messages delivered
+    uint64_t deliveredBytes{0}; //!< RoCE backend: bytes delivered
+    uint64_t qps{0};            //!< RoCE backend: QPs opened
+};
+
+RdmaRunSummary
+AstraSimScenario::CollectFabricSummary(const RdmaFctWriter* fct) const
+{
+    // a distributed run: this rank's nodes only (the others' carry no events here)
+    const uint32_t rank = Distributed::GetRank();
+    auto local = [this, rank](NodeContainer nodes) {
+        if (!m_distributed)
+        {
+            return nodes;
+        }
+        NodeContainer mine;
+        for (uint32_t i = 0; i < nodes.GetN(); ++i)
+        {
+            if (nodes.Get(i)->GetSystemId() == rank)
+            {
+                mine.Add(nodes.Get(i));
+            }
+        }
+        return mine;
+    };
+    const NodeContainer npus = local(m_fabric.GetNpus());
+    RdmaRunSummary sum = RdmaRunSummary::Collect(npus, local(m_fabric.GetSwitches()), fct);
     // NPUs relaying transit traffic (switch-less or cross-dimension paths): their forwarders'
     // counters (their ports were counted as host ports above)
-    for (uint32_t i = 0; i < m_fabric.GetNpus().GetN(); ++i)
+    for (uint32_t i = 0; i < npus.GetN(); ++i)
     {
-        if (Ptr<RdmaSwitch> fwd = m_fabric.GetNpus().Get(i)->GetObject<RdmaSwitch>())
+        if (Ptr<RdmaSwitch> fwd = npus.Get(i)->GetObject<RdmaSwitch>())
         {
             sum.drops += fwd->GetDrops();
             sum.losslessDrops += fwd->GetLosslessDrops();
@@ -677,6 +706,105 @@ AstraSimScenario::PrintFabricSummary(std::ostream& os, const RdmaFctWriter* fct)
             }
         }
     }
+    return sum;
+}
+
+void
+AstraSimScenario::GatherFabricSummary()
+{
+    const RdmaRunSummary s = CollectFabricSummary(m_outputs ? &m_outputs->GetFct() : nullptr);
+    std::ostringstream mine;
+    mine << s.totalPauseTime.GetTimeStep() << " " << s.pauseFrames << " " << s.maxQueueBytes << " "
+         << s.drops << " " << s.losslessDrops << " " << s.ecnMarks << " " << s.cnps << " " << s.naks
+         << " " << s.timeouts << " " << s.retxPkts << " " << s.dataPkts << " "
+         << m_roce->GetDeliveredMessages() << " " << m_roce->GetDeliveredBytes() << " "
+         << m_roce->GetQpCount() << "\n";
+    if (m_outputs)
+    {
+        // the FCT records' times, for the slowdown percentiles over every rank's records
+        for (const auto& r : m_outputs->GetFct().GetRecords())
+        {
+            mine << (r.info.end - r.info.start).GetNanoSeconds() << " " << r.idealNs << "\n";
+        }
+    }
+    const std::vector<std::string> all = Distributed::Gather(mine.str());
+    if (Distributed::GetRank() != 0)
+    {
+        return;
+    }
+    auto t = std::make_unique<FabricTotals>();
+    std::vector<double> slowdowns;
+    for (const auto& text : all)
+    {
+        std::istringstream is(text);
+        int64_t pause = 0;
+        uint64_t v[13] = {};
+        is >> pause;
+        for (auto& x : v)
+        {
+            is >> x;
+        }
+        if (!is)
+        {
+            throw std::runtime_error("a rank's fabric counters could not be read");
+        }
+        t->sum.totalPauseTime += TimeStep(uint64_t(pause));
+        t->sum.pauseFrames += v[0];
+        t->sum.maxQueueBytes = std::max(t->sum.maxQueueBytes, v[1]);
+        t->sum.drops += v[2];
+        t->sum.losslessDrops += v[3];
+        t->sum.ecnMarks += v[4];
+        t->sum.cnps += v[5];
+        t->sum.naks += v[6];
+        t->sum.timeouts += v[7];
+        t->sum.retxPkts += v[8];
+        t->sum.dataPkts += v[9];
+        t->deliveredMsgs += v[10];
+        t->deliveredBytes += v[11];
+        t->qps += v[12];
+        int64_t fctNs = 0;
+        uint64_t idealNs = 0;
+        while (is >> fctNs >> idealNs)
+        {
+            ++t->sum.messages;
+            if (idealNs > 0)
+            {
+                slowdowns.push_back(double(fctNs) / double(idealNs));
+            }
+        }
+    }
+    std::sort(slowdowns.begin(), slowdowns.end());
+    t->sum.slowdownP50 = RdmaFctWriter::Percentile(slowdowns, 0.50);
+    t->sum.slowdownP95 = RdmaFctWriter::Percentile(slowdowns, 0.95);
+    t->sum.slowdownP99 = RdmaFctWriter::Percentile(slowdowns, 0.99);
+    m_fabricTotals = std::move(t);
+}
+
+void
+AstraSimScenario::PrintFabricSummary(std::ostream& os, const RdmaFctWriter* fct) const
+{
+    if (!m_roce)
+    {
+        return;
+    }
+    RdmaRunSummary sum;
+    uint64_t deliveredMsgs = 0;
+    uint64_t deliveredBytes = 0;
+    uint64_t qps = 0;
+    if (m_fabricTotals)
+    {
+        sum = m_fabricTotals->sum;
+        deliveredMsgs = m_fabricTotals->deliveredMsgs;
+        deliveredBytes = m_fabricTotals->deliveredBytes;
+        qps = m_fabricTotals->qps;
+    }
+    else
+    {
+        sum = CollectFabricSummary(fct);
+        deliveredMsgs = m_roce->GetDeliveredMessages();
+        deliveredBytes = m_roce->GetDeliveredBytes();
+        qps = m_roce->GetQpCount();
+    }
     os << "fabric: PFC pause frames " << sum.pauseFrames << " (paused "
        << sum.totalPauseTime.GetMicroSeconds() << " us in total), ECN marks " << sum.ecnMarks
        << ", CNPs " << sum.cnps << ", drops " << sum.drops << " (lossless " << sum.losslessDrops
@@ -685,10 +813,9 @@ AstraSimScenario::PrintFabricSummary(std::ostream& os, const RdmaFctWriter* fct)
     os << "FCT slowdown p50 " << std::setprecision(2) << sum.slowdownP50 << ", p95 "
        << sum.slowdownP95 << ", p99 " << sum.slowdownP99 << " over " << sum.messages
        << " messages\n";
-    os << "roce backend: " << m_roce->GetDeliveredMessages() << " messages, "
-       << m_roce->GetDeliveredBytes() << " bytes delivered, " << m_roce->GetQpCount()
-       << " QPs; wall " << std::fixed << std::setprecision(2) << m_wall << " s, events "
-       << Simulator::GetEventCount() << "\n";
+    os << "roce backend: " << deliveredMsgs << " messages, " << deliveredBytes
+       << " bytes delivered, " << qps << " QPs; wall " << std::fixed << std::setprecision(2)
+       << m_wall << " s, events " << Simulator::GetEventCount() << "\n";
 }
 
 void
@@ -702,28 +829,66 @@ AstraSimScenario::EnableFabricOutputs(const std::string& dir, Time queueSample, 
     {
         return;
     }
+    // a distributed run: each rank writes its own nodes' lines into a folder of its own
+    // (CloseFabricOutputs merges them into dir on rank 0)
+    const uint32_t rank = Distributed::GetRank();
+    auto mine = [this, rank](Ptr<Node> n) { return !m_distributed || n->GetSystemId() == rank; };
+    std::string folder = dir;
+    if (m_distributed)
+    {
+        folder = dir + "/.rank-" + std::to_string(rank);
+        if (mkdir(folder.c_str(), 0755) != 0 && errno != EEXIST)
+        {
+            throw InputError("cannot create '" + folder + "': " + std::strerror(errno));
+        }
+    }
     NodeContainer all = m_fabric.GetAllNodes();
     NodeContainer forwarding; // switches and NPUs that relay transit traffic
     for (uint32_t i = 0; i < all.GetN(); ++i)
     {
-        if (all.Get(i)->GetObject<RdmaSwitch>())
+        if (all.Get(i)->GetObject<RdmaSwitch>() && mine(all.Get(i)))
         {
             forwarding.Add(all.Get(i));
         }
     }
-    m_outputs = std::make_unique<AstraFabricOutputs>(dir,
-                                                     m_fabric.GetNpus(),
-                                                     forwarding,
-                                                     queueSample,
-                                                     stop);
+    NodeContainer hosts;
+    for (uint32_t i = 0; i < m_fabric.GetNpus().GetN(); ++i)
+    {
+        if (mine(m_fabric.GetNpus().Get(i)))
+        {
+            hosts.Add(m_fabric.GetNpus().Get(i));
+        }
+    }
+    m_outputs = std::make_unique<AstraFabricOutputs>(folder, hosts, forwarding, queueSample, stop);
+    m_outputsDir = dir;
 }
 
 void
 AstraSimScenario::CloseFabricOutputs()
 {
-    if (m_outputs)
+    if (!m_outputs)
     {
-        m_outputs->Close();
+        return;
+    }
+    m_outputs->Close();
+    if (m_distributed && !m_outputsGathered)
+    {
+        m_outputsGathered = true;
+        // a single process stops when the last NPU finishes; the ranks run on to the
+        // monitor's next check: their lines after that end are left out (rank 0 knows it)
+        int64_t endNs = -1;
+        if (Distributed::GetRank() == 0)
+        {
+            bool all = true;
+            for (const auto& a : m_apps)
+            {
+                all = all && a->IsFinished();
+                endNs = std::max(endNs, a->GetStats().finish.GetNanoSeconds());
+            }
+            endNs = all ? endNs : -1;
+        }
+        m_outputs->GatherTo(m_outputsDir, endNs);
+        GatherFabricSummary();
     }
 }
 
@@ -838,6 +1003,8 @@ void
 AstraSimScenario::Destroy()
 {
     m_outputs.reset();
+    m_fabricTotals.reset();
+    m_outputsGathered = false;
     m_apps.clear();
     m_localApps.clear();
     if (m_monitor)

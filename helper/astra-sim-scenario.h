@@ -23,6 +23,7 @@ namespace ns3
 {
 
 class RdmaFctWriter;
+struct RdmaRunSummary;
 
 namespace astra
 {
@@ -197,7 +198,13 @@ class AstraSimScenario
      * \param stop last queue sample (the run's time limit, or far away)
      */
     void EnableFabricOutputs(const std::string& dir, Time queueSample, Time stop);
-    /// Flush and close the fabric's trace files (after Run; nothing if not enabled).
+    /**
+     * Flush and close the fabric's trace files (after Run; nothing if not enabled). In a
+     * distributed run (a collective call: every rank calls it) each rank has written its
+     * own nodes' lines: the files are merged into the folder on rank 0 in the order of a
+     * single process (AstraFabricOutputs::GatherTo), and the fabric's counters, FCT
+     * records and RoCE backend counters are totalled there for PrintFabricSummary.
+     */
     void CloseFabricOutputs();
     /// \return the fabric's trace files (null unless EnableFabricOutputs)
     const AstraFabricOutputs* GetFabricOutputs() const;
@@ -238,6 +245,14 @@ class AstraSimScenario
   private:
     /// distributed: every NPU's results and the collective records to rank 0
     void GatherResults();
+    /// The fabric's counters of this process's nodes (a distributed run: this rank's)
+    /// \param fct FCT writer for the slowdown percentiles (may be null) \return the counters
+    RdmaRunSummary CollectFabricSummary(const RdmaFctWriter* fct) const;
+    /// distributed: every rank's fabric counters and FCT slowdowns totalled on rank 0
+    void GatherFabricSummary();
+
+    /// The fabric's counters totalled over the ranks of a distributed run (rank 0)
+    struct FabricTotals;
 
     std::shared_ptr<const Topology> m_topo;                     //!< topology
     SystemParams m_params;                                      //!< system parameters
@@ -257,11 +272,14 @@ class AstraSimScenario
     NodeContainer m_nodes;                                      //!< NPU nodes
     std::vector<Ptr<AstraSimApplication>> m_apps;               //!< engines
     std::unique_ptr<AstraFabricOutputs> m_outputs;              //!< fabric trace files
+    std::unique_ptr<FabricTotals> m_fabricTotals;               //!< distributed, rank 0
+    std::string m_outputsDir;                                   //!< EnableFabricOutputs' dir
+    bool m_outputsGathered{false};                              //!< distributed: merged
     double m_wall{0};                                           //!< wall seconds of Run
     int m_status{0};                                            //!< status of Run
     bool m_distributed{false};                                  //!< SetDistributed(true)
     std::vector<Ptr<AstraSimApplication>> m_localApps;          //!< apps running here
-    std::string m_remoteStatus;           //!< distributed: other ranks' status text (rank 0)
+    std::string m_remoteStatus;           //!< distributed: every rank's status text (rank 0)
     std::vector<std::string> m_rankStats; //!< distributed: per rank events / wall
     bool m_built{false};                  //!< Build() done
     // remote memory (memory-node-helper.h)

@@ -59,6 +59,117 @@ OpenOrDie(std::ofstream& out, const std::string& name, const char* header)
 }
 } // namespace
 
+// ------------------------------------------------------------------ RdmaTraceFile
+
+RdmaTraceFile::RdmaTraceFile(const std::string& fileName,
+                             const char* header,
+                             uint64_t maxBytes,
+                             bool fct)
+    : m_maxBytes(maxBytes),
+      m_fct(fct)
+{
+    OpenOrDie(m_out, fileName, header);
+}
+
+RdmaTraceFile::~RdmaTraceFile()
+{
+    Close();
+}
+
+bool
+RdmaTraceFile::IsWriting() const
+{
+    return m_out.is_open() && !m_truncated;
+}
+
+void
+RdmaTraceFile::LineKey(const std::string& line, bool fct, std::vector<long long>& key)
+{
+    key.clear();
+    const char* p = line.c_str();
+    while (*p)
+    {
+        char* end = nullptr;
+        const long long v = std::strtoll(p, &end, 10);
+        if (end == p || (*end != ' ' && *end != '\n' && *end != '\0'))
+        {
+            break;
+        }
+        key.push_back(v);
+        p = end;
+        while (*p == ' ')
+        {
+            ++p;
+        }
+    }
+    if (fct && key.size() >= 7)
+    {
+        key.insert(key.begin(), key[5] + key[6]);
+    }
+}
+
+void
+RdmaTraceFile::Add(int64_t timeNs, const char* line, int n)
+{
+    if (!IsWriting())
+    {
+        return;
+    }
+    if (timeNs != m_time)
+    {
+        Flush();
+        m_time = timeNs;
+    }
+    if (m_used == m_pending.size())
+    {
+        m_pending.emplace_back();
+    }
+    Pending& l = m_pending[m_used++];
+    l.text.assign(line, size_t(n));
+    LineKey(l.text, m_fct, l.key);
+}
+
+void
+RdmaTraceFile::Flush()
+{
+    if (m_used == 0)
+    {
+        return;
+    }
+    std::vector<const Pending*> order;
+    order.reserve(m_used);
+    for (size_t i = 0; i < m_used; ++i)
+    {
+        order.push_back(&m_pending[i]);
+    }
+    std::stable_sort(order.begin(), order.end(), [](const Pending* a, const Pending* b) {
+        return a->key < b->key || (a->key == b->key && a->text < b->text);
+    });
+    for (const Pending* l : order)
+    {
+        if (m_maxBytes != 0 && m_written >= m_maxBytes)
+        {
+            m_truncated = true;
+            m_out << "# truncated: size cap of " << m_maxBytes << " bytes reached at " << m_time
+                  << " ns\n";
+            break;
+        }
+        m_out.write(l->text.data(), std::streamsize(l->text.size()));
+        m_written += l->text.size();
+    }
+    m_used = 0;
+}
+
+void
+RdmaTraceFile::Close()
+{
+    if (m_out.is_open())
+    {
+        Flush();
+        m_out.close();
+    }
+}
+
 // ------------------------------------------------------------------ RdmaPathModel
 
 RdmaPathInfo
@@ -151,9 +262,8 @@ RdmaPathModel::IdealFctNs(uint64_t bytes, uint32_t mtu, const RdmaPathInfo& path
 // ------------------------------------------------------------------ RdmaFctWriter
 
 RdmaFctWriter::RdmaFctWriter(const std::string& fileName, uint64_t maxBytes)
-    : m_maxBytes(maxBytes)
+    : m_file(fileName, "# src dst sport dport size start_ns fct_ns ideal_fct_ns", maxBytes, true)
 {
-    OpenOrDie(m_out, fileName, "# src dst sport dport size start_ns fct_ns ideal_fct_ns");
 }
 
 RdmaFctWriter::~RdmaFctWriter()
@@ -196,15 +306,8 @@ RdmaFctWriter::Record(const RdmaMessageInfo& info)
     uint32_t mtu = s ? s->GetMtu() : 1000;
     r.idealNs = RdmaPathModel::IdealFctNs(info.bytes, mtu, it->second);
     m_records.push_back(r);
-    if (m_out.is_open() && !m_truncated)
+    if (m_file.IsWriting())
     {
-        if (m_maxBytes != 0 && m_written >= m_maxBytes)
-        {
-            m_truncated = true;
-            m_out << "# truncated: size cap of " << m_maxBytes << " bytes reached at "
-                  << Simulator::Now().GetNanoSeconds() << " ns\n";
-            return;
-        }
         char buf[160];
         const int n = std::snprintf(buf,
                                     sizeof(buf),
@@ -217,18 +320,14 @@ RdmaFctWriter::Record(const RdmaMessageInfo& info)
                                     (long long)info.start.GetNanoSeconds(),
                                     (long long)(info.end - info.start).GetNanoSeconds(),
                                     (unsigned long long)r.idealNs);
-        m_out.write(buf, n);
-        m_written += uint64_t(n);
+        m_file.Add(Simulator::Now().GetNanoSeconds(), buf, n);
     }
 }
 
 void
 RdmaFctWriter::Close()
 {
-    if (m_out.is_open())
-    {
-        m_out.close();
-    }
+    m_file.Close();
 }
 
 const std::vector<struct RdmaFctWriter::Record>&
@@ -249,22 +348,27 @@ RdmaFctWriter::GetSlowdownPercentile(double q) const
             s.push_back(double((r.info.end - r.info.start).GetNanoSeconds()) / double(r.idealNs));
         }
     }
-    if (s.empty())
+    std::sort(s.begin(), s.end());
+    return Percentile(s, q);
+}
+
+double
+RdmaFctWriter::Percentile(const std::vector<double>& sorted, double q)
+{
+    if (sorted.empty())
     {
         return 0.0;
     }
-    std::sort(s.begin(), s.end());
-    size_t idx = size_t(std::ceil(q * double(s.size())));
+    size_t idx = size_t(std::ceil(q * double(sorted.size())));
     idx = idx == 0 ? 0 : idx - 1;
-    return s[std::min(idx, s.size() - 1)];
+    return sorted[std::min(idx, sorted.size() - 1)];
 }
 
 // ------------------------------------------------------------------ RdmaPfcWriter
 
 RdmaPfcWriter::RdmaPfcWriter(const std::string& fileName, uint64_t maxBytes)
-    : m_maxBytes(maxBytes)
+    : m_file(fileName, "# time_ns node port priority event", maxBytes)
 {
-    OpenOrDie(m_out, fileName, "# time_ns node port priority event");
 }
 
 RdmaPfcWriter::~RdmaPfcWriter()
@@ -301,15 +405,8 @@ RdmaPfcWriter::OnResume(uint32_t node, uint32_t port, uint8_t prio)
 void
 RdmaPfcWriter::Write(uint32_t node, uint32_t port, uint8_t prio, const char* what)
 {
-    if (!m_out.is_open() || m_truncated)
+    if (!m_file.IsWriting())
     {
-        return;
-    }
-    if (m_maxBytes != 0 && m_written >= m_maxBytes)
-    {
-        m_truncated = true;
-        m_out << "# truncated: size cap of " << m_maxBytes << " bytes reached at "
-              << Simulator::Now().GetNanoSeconds() << " ns\n";
         return;
     }
     char buf[96];
@@ -321,8 +418,7 @@ RdmaPfcWriter::Write(uint32_t node, uint32_t port, uint8_t prio, const char* wha
                           port,
                           unsigned(prio),
                           what);
-    m_out.write(buf, n);
-    m_written += uint64_t(n);
+    m_file.Add(Simulator::Now().GetNanoSeconds(), buf, n);
 }
 
 uint64_t
@@ -340,17 +436,16 @@ RdmaPfcWriter::GetResumes() const
 void
 RdmaPfcWriter::Close()
 {
-    if (m_out.is_open())
-    {
-        m_out.close();
-    }
+    m_file.Close();
 }
 
 // --------------------------------------------------------------- RdmaQueueSampler
 
 RdmaQueueSampler::RdmaQueueSampler(const std::string& fileName, Time interval, uint64_t maxBytes)
-    : m_interval(interval),
-      m_maxBytes(maxBytes)
+    : m_file(interval.IsStrictlyPositive() ? fileName : std::string(),
+             "# time_ns node port priority bytes",
+             maxBytes),
+      m_interval(interval)
 {
     if (!interval.IsStrictlyPositive())
     {
@@ -358,7 +453,6 @@ RdmaQueueSampler::RdmaQueueSampler(const std::string& fileName, Time interval, u
         os << "RdmaQueueSampler: the sampling interval must be > 0, got " << interval.As(Time::NS);
         throw astra::InputError(os.str());
     }
-    OpenOrDie(m_out, fileName, "# time_ns node port priority bytes");
 }
 
 RdmaQueueSampler::~RdmaQueueSampler()
@@ -407,15 +501,8 @@ RdmaQueueSampler::Sample()
             continue;
         }
         s.last = b;
-        if (!m_out.is_open() || m_truncated)
+        if (!m_file.IsWriting())
         {
-            continue;
-        }
-        if (m_maxBytes != 0 && m_written >= m_maxBytes)
-        {
-            m_truncated = true;
-            m_out << "# truncated: size cap of " << m_maxBytes << " bytes reached at " << now
-                  << " ns\n";
             continue;
         }
         char buf[96];
@@ -427,8 +514,7 @@ RdmaQueueSampler::Sample()
                               s.port,
                               unsigned(s.prio),
                               (unsigned long long)b);
-        m_out.write(buf, n);
-        m_written += uint64_t(n);
+        m_file.Add(now, buf, n);
     }
     if (Simulator::Now() + m_interval <= m_stop)
     {
@@ -455,18 +541,14 @@ RdmaQueueSampler::GetAverage(uint32_t sw, uint32_t port, uint8_t prio) const
 void
 RdmaQueueSampler::Close()
 {
-    if (m_out.is_open())
-    {
-        m_out.close();
-    }
+    m_file.Close();
 }
 
 // ------------------------------------------------------------------ RdmaRateWriter
 
 RdmaRateWriter::RdmaRateWriter(const std::string& fileName, uint64_t maxBytes)
-    : m_maxBytes(maxBytes)
+    : m_file(fileName, "# time_ns host qpn rate_bps", maxBytes)
 {
-    OpenOrDie(m_out, fileName, "# time_ns host qpn rate_bps");
 }
 
 RdmaRateWriter::~RdmaRateWriter()
@@ -489,15 +571,8 @@ void
 RdmaRateWriter::OnRate(uint32_t host, uint32_t qpn, uint64_t, uint64_t newBps)
 {
     ++m_changes;
-    if (!m_out.is_open() || m_truncated)
+    if (!m_file.IsWriting())
     {
-        return;
-    }
-    if (m_maxBytes != 0 && m_written >= m_maxBytes)
-    {
-        m_truncated = true;
-        m_out << "# truncated: size cap of " << m_maxBytes << " bytes reached at "
-              << Simulator::Now().GetNanoSeconds() << " ns\n";
         return;
     }
     char buf[96];
@@ -508,8 +583,7 @@ RdmaRateWriter::OnRate(uint32_t host, uint32_t qpn, uint64_t, uint64_t newBps)
                           host,
                           qpn,
                           (unsigned long long)newBps);
-    m_out.write(buf, n);
-    m_written += uint64_t(n);
+    m_file.Add(Simulator::Now().GetNanoSeconds(), buf, n);
 }
 
 uint64_t
@@ -521,10 +595,7 @@ RdmaRateWriter::GetChanges() const
 void
 RdmaRateWriter::Close()
 {
-    if (m_out.is_open())
-    {
-        m_out.close();
-    }
+    m_file.Close();
 }
 
 // ------------------------------------------------------------------ RdmaRunSummary

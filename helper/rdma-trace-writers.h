@@ -93,6 +93,60 @@ class RdmaPathModel
 
 /**
  * \ingroup astra-sim
+ * One trace file of the writers below: a header line, then the lines of each simulated
+ * time step sorted by their numbers (then by their text), so that a file does not depend
+ * on the order in which the events of one time step ran (a distributed run's ranks write
+ * parts of it that AstraFabricOutputs::MergeParts merges into the same bytes); at the size
+ * cap a final "# truncated: size cap of N bytes reached at T ns" line.
+ */
+class RdmaTraceFile
+{
+  public:
+    /// \param fileName the file ("" = none) \param header its first line \param maxBytes cap
+    /// (0 = none) \param fct fct.txt (the sort key begins with start_ns + fct_ns)
+    RdmaTraceFile(const std::string& fileName,
+                  const char* header,
+                  uint64_t maxBytes,
+                  bool fct = false);
+    ~RdmaTraceFile();
+    RdmaTraceFile(const RdmaTraceFile&) = delete;
+    RdmaTraceFile& operator=(const RdmaTraceFile&) = delete;
+
+    /// \return true if lines are still written (open and below the cap)
+    bool IsWriting() const;
+    /// Add a line of the current time step \param timeNs now \param line text with its '\\n'
+    /// \param n its length
+    void Add(int64_t timeNs, const char* line, int n);
+    void Close(); //!< write the last time step, flush and close
+
+    /**
+     * The sort key of a line: its leading numbers (an fct.txt line: start_ns + fct_ns first).
+     * \param line the line \param fct an fct.txt line \param key receives the key
+     */
+    static void LineKey(const std::string& line, bool fct, std::vector<long long>& key);
+
+  private:
+    void Flush(); //!< write the pending time step
+
+    /// A line of the pending time step.
+    struct Pending
+    {
+        std::vector<long long> key; //!< LineKey
+        std::string text;           //!< with its newline
+    };
+
+    std::ofstream m_out;
+    uint64_t m_maxBytes;            //!< size cap
+    bool m_fct;                     //!< fct.txt keys
+    uint64_t m_written{0};          //!< data bytes written
+    bool m_truncated{false};        //!< the cap was reached
+    int64_t m_time{-1};             //!< the pending time step
+    std::vector<Pending> m_pending; //!< its lines (reused)
+    size_t m_used{0};               //!< of m_pending
+};
+
+/**
+ * \ingroup astra-sim
  * FCT file writer (receiver completions) and slowdown statistics.
  */
 class RdmaFctWriter
@@ -126,12 +180,12 @@ class RdmaFctWriter
     /// \return slowdown (fct / ideal) percentile q in [0,1] (0 if none)
     /// \param q quantile
     double GetSlowdownPercentile(double q) const;
+    /// \return the percentile q in [0,1] of sorted values, the q x n-th smallest (0 if none)
+    /// \param sorted values in increasing order \param q quantile
+    static double Percentile(const std::vector<double>& sorted, double q);
 
   private:
-    std::ofstream m_out;
-    uint64_t m_maxBytes;     //!< size cap of the file
-    uint64_t m_written{0};   //!< bytes written
-    bool m_truncated{false}; //!< the cap was reached
+    RdmaTraceFile m_file; //!< fct.txt
     std::vector<struct Record> m_records;
     std::map<uint64_t, RdmaPathInfo> m_pathCache; //!< per (src, dst, sport), per message only
     Ptr<RdmaHostDirectory> m_hosts;               //!< the installed hosts' directory
@@ -161,10 +215,7 @@ class RdmaPfcWriter
     void OnResume(uint32_t node, uint32_t port, uint8_t prio);
     void Write(uint32_t node, uint32_t port, uint8_t prio, const char* what);
 
-    std::ofstream m_out;
-    uint64_t m_maxBytes;
-    uint64_t m_written{0};
-    bool m_truncated{false};
+    RdmaTraceFile m_file; //!< pfc.txt
     uint64_t m_pauses{0};
     uint64_t m_resumes{0};
 };
@@ -211,12 +262,9 @@ class RdmaQueueSampler
         uint64_t n{0};
     };
 
-    std::ofstream m_out;
+    RdmaTraceFile m_file; //!< queue.txt
     Time m_interval;
     Time m_stop;
-    uint64_t m_maxBytes;
-    uint64_t m_written{0};
-    bool m_truncated{false};
     uint64_t m_max{0};
     std::vector<Slot> m_slots;
     std::vector<uint32_t> m_firstSlot; //!< per switch: index of its first slot
@@ -244,10 +292,7 @@ class RdmaRateWriter
   private:
     void OnRate(uint32_t host, uint32_t qpn, uint64_t oldBps, uint64_t newBps);
 
-    std::ofstream m_out;
-    uint64_t m_maxBytes;
-    uint64_t m_written{0};
-    bool m_truncated{false};
+    RdmaTraceFile m_file; //!< rate.txt
     uint64_t m_changes{0};
 };
 

@@ -2,7 +2,7 @@
 # Checks the in-tree build: ns-3.37 source from Debian's source package, this
 # module copied to contrib/astra-sim, configured optimized with MPI, tests and
 # examples, built, the module's test suites run by ns-3's test.py, and distributed
-# RoCE runs (mpirun -np 1 / 2) compared with one process (scripts/check-distributed.sh).
+# RoCE runs (mpirun -np 1 / 2 / 4) compared with one process (scripts/check-distributed.sh).
 #
 # Usage: scripts/check-in-tree.sh [cache-dir]   (default /var/cache/astra-sim)
 # The ns-3 source tree and its build are cached in cache-dir, outside the
@@ -72,7 +72,7 @@ fail=0
 for s in $suites; do
   ./test.py --no-build -s "$s" || fail=1
 done
-# 6. distributed runs (MPI): a single process, mpirun -np 1 and -np 2 give the same outputs
+# 6. distributed runs (MPI): a single process, mpirun -np 1, 2 and 4 give the same outputs
 bash "$here/scripts/check-distributed.sh" "$tree" || fail=1
 if [ "$fail" -ne 0 ]; then
   echo "[in-tree] FAILED" >&2

@@ -1,5 +1,7 @@
 #include "astra-diagnostics.h"
 
+#include "astra-distributed.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -140,6 +142,12 @@ RunMain(int (*body)(int, char**), int argc, char** argv)
     catch (const std::exception& e)
     {
         std::cerr << "error: " << e.what() << std::endl;
+    }
+    if (Distributed::GetSize() > 1)
+    {
+        // a distributed run: the other ranks would wait for this one in the simulator's
+        // synchronisation; stop them all, with this status
+        Distributed::Abort(EXIT_STATUS_INPUT_ERROR);
     }
     return EXIT_STATUS_INPUT_ERROR;
 }

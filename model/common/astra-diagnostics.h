@@ -102,7 +102,9 @@ class Warnings
  * Run a program body and turn an escaping exception into a message on
  * std::cerr and exit status EXIT_STATUS_INPUT_ERROR (InputError and the
  * parsers' errors) instead of std::terminate. A std::bad_alloc or any other
- * exception is reported as such, also with status 1.
+ * exception is reported as such, also with status 1. In a distributed run
+ * (astra::Distributed, more than one rank) the error stops every rank
+ * (Distributed::Abort) with that status: the others would wait for this one.
  * \param body the program (returns its exit status)
  * \return the body's status, or EXIT_STATUS_INPUT_ERROR after an exception
  */
