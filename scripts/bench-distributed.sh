@@ -119,9 +119,11 @@ done
 
 echo "bench-distributed: case $case_name, median of $reps; outputs in $out"
 pw=${wall[plain]}
-ev=$(grep -h 'roce backend:' "$out/plain.1/out" | sed 's/.*events //')
+ev=$(grep -h '^wall .* events ' "$out/plain.1/out" | sed 's/.*events \([0-9]*\).*/\1/')
+runw=$(for r in $(seq 1 "$reps"); do grep -h '^wall ' "$out/plain.$r/out" | awk '{print $2}'; done | median)
 rss=$(for r in $(seq 1 "$reps"); do field "Maximum resident" "$out/plain.$r/time"; done | median)
-printf '  plain     wall %7.2f s; events %s; peak RSS %.1f MiB\n' "$pw" "$ev" "$(echo "$rss/1024" | bc -l)"
+printf '  plain     wall %7.2f s (run %.3f s); events %s, events/s %.0f; peak RSS %.1f MiB\n' \
+  "$pw" "$runw" "$ev" "$(echo "$ev / $runw" | bc -l)" "$(echo "$rss/1024" | bc -l)"
 for n in $nps; do
   m=np$n
   printf '  -np %-5s wall %7.2f s (mpirun), speed-up %.2fx vs plain\n' "$n" "${wall[$m]}" \

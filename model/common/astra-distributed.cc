@@ -83,6 +83,13 @@ Distributed::Enable(int* argc, char*** argv, bool nullMessage)
                       StringValue(nullMessage ? "ns3::NullMessageSimulatorImpl"
                                               : "ns3::DistributedSimulatorImpl"));
     MpiInterface::Enable(argc, argv);
+    if (MpiInterface::GetSize() == 1)
+    {
+        // one rank has nothing to synchronise with, but ns-3's distributed engine would
+        // end a window (an MPI_Allgather) at every time step (its lookahead is 0 without
+        // remote links): run the sequential engine, same events in the same order
+        GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
+    }
 }
 
 bool

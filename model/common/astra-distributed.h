@@ -37,7 +37,9 @@ class Distributed
     /**
      * Start MPI and select ns-3's distributed simulator (granted-time windows, or the
      * null-message one). Call before anything uses the Simulator. Throws
-     * astra::InputError if the build has no MPI.
+     * astra::InputError if the build has no MPI. On a single rank (mpirun -np 1) the
+     * sequential simulator runs instead: nothing to synchronise, same events in the same
+     * order, without the distributed engine's window at every time step.
      * \param argc main's argc
      * \param argv main's argv
      * \param nullMessage use ns3::NullMessageSimulatorImpl instead of
