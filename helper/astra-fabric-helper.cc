@@ -460,11 +460,12 @@ void
 AstraFabricHelper::ConfigureMtuFrame()
 {
     // PFC headroom is sized from the largest frame: follow the hosts' Mtu
-    if (!m_npus.GetN())
+    // the first NPU built here (in a partial build, those of other ranks have no stack)
+    Ptr<RdmaHostStack> hs;
+    for (uint32_t i = 0; i < m_npus.GetN() && !hs; ++i)
     {
-        return;
+        hs = m_npus.Get(i)->GetObject<RdmaHostStack>();
     }
-    Ptr<RdmaHostStack> hs = m_npus.Get(0)->GetObject<RdmaHostStack>();
     TypeId mmu = TypeId::LookupByName("ns3::SwitchMmu");
     TypeId::AttributeInformation info;
     if (hs && mmu.LookupAttributeByName("MtuFrameBytes", &info))

@@ -490,8 +490,12 @@ AstraSimScenario::Run(Time stopAt)
         Simulator::Stop(stopAt);
     }
     auto wall0 = std::chrono::steady_clock::now();
+    const double sync0 = Distributed::GetSyncSeconds();
+    const uint64_t syncs0 = Distributed::GetSyncCount();
     Simulator::Run();
     m_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    m_syncWall = Distributed::GetSyncSeconds() - sync0;
+    m_syncs = Distributed::GetSyncCount() - syncs0;
     if (m_distributed)
     {
         GatherResults();
@@ -550,8 +554,12 @@ AstraSimScenario::GatherResults()
     const std::vector<std::string> results = Distributed::Gather(mine.str());
     const std::vector<std::string> records = Distributed::Gather(m_ctx->ExportRecords());
     std::ostringstream stats;
-    stats << "events " << Simulator::GetEventCount() << ", wall " << std::fixed
-          << std::setprecision(3) << m_wall << " s";
+    const uint64_t events = Simulator::GetEventCount();
+    stats << "events " << events << ", wall " << std::fixed << std::setprecision(3) << m_wall
+          << " s, events/s " << std::setprecision(0) << (m_wall > 0 ? double(events) / m_wall : 0)
+          << ", sync wait " << std::setprecision(3) << m_syncWall << " s (" << std::setprecision(1)
+          << (m_wall > 0 ? 100.0 * m_syncWall / m_wall : 0) << " %) in " << m_syncs
+          << " synchronisations";
     m_rankStats = Distributed::Gather(stats.str());
     // this rank's problems, for rank 0's PrintStatus
     std::ostringstream status;

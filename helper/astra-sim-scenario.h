@@ -124,7 +124,8 @@ class AstraSimScenario
      * \param enable flag
      */
     void SetDistributed(bool enable);
-    /// \return per rank: "events E, wall W s" of its Simulator::Run (rank 0; after Run)
+    /// \return per rank: "events E, wall W s, events/s X, sync wait S s (P %) in N
+    /// synchronisations" of its Simulator::Run (rank 0; after Run)
     const std::vector<std::string>& GetRankStats() const;
 
     /// Create backend, nodes, context and applications. Throws InputError (e.g. an
@@ -276,9 +277,11 @@ class AstraSimScenario
     std::string m_outputsDir;                                   //!< EnableFabricOutputs' dir
     bool m_outputsGathered{false};                              //!< distributed: merged
     double m_wall{0};                                           //!< wall seconds of Run
-    int m_status{0};                                            //!< status of Run
-    bool m_distributed{false};                                  //!< SetDistributed(true)
-    std::vector<Ptr<AstraSimApplication>> m_localApps;          //!< apps running here
+    double m_syncWall{0};      //!< wall seconds of Run spent synchronising ranks
+    uint64_t m_syncs{0};       //!< synchronisations of ranks in Run
+    int m_status{0};           //!< status of Run
+    bool m_distributed{false}; //!< SetDistributed(true)
+    std::vector<Ptr<AstraSimApplication>> m_localApps; //!< apps running here
     std::string m_remoteStatus;           //!< distributed: every rank's status text (rank 0)
     std::vector<std::string> m_rankStats; //!< distributed: per rank events / wall
     bool m_built{false};                  //!< Build() done

@@ -12,6 +12,7 @@
 #include "ns3/rdma-switch.h"
 #include "ns3/rdma-transit-forwarder.h"
 #include "ns3/roce-header.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -130,6 +131,24 @@ RdmaHelper::InstallHosts(NodeContainer hosts)
         Ptr<RdmaNodeInfo> info = CreateObject<RdmaNodeInfo>();
         info->SetHost(idx);
         node->AggregateObject(info);
+        if (!IsBuilt(node))
+        {
+            // a host of another rank: its address and initial PSN for QP set-up
+            info->SetStub(true);
+            if (!m_hostType.empty())
+            {
+                if (!m_hostTemplate)
+                {
+                    m_hostTemplate = m_hostFactory.Create<Object>();
+                }
+                UintegerValue psn(0);
+                m_hostTemplate->GetAttributeFailSafe("InitialPsn", psn);
+                m_directory->AddRemote(idx,
+                                       RdmaAddressing::HostIndexToIp(idx),
+                                       uint32_t(psn.Get()));
+            }
+            continue;
+        }
         node->AggregateObject(CreateObject<RdmaForwardingTable>());
         if (!m_hostType.empty())
         {
@@ -157,6 +176,11 @@ RdmaHelper::Install(NodeContainer switches)
         Ptr<RdmaNodeInfo> info = CreateObject<RdmaNodeInfo>();
         info->SetSwitch();
         node->AggregateObject(info);
+        if (!IsBuilt(node))
+        {
+            info->SetStub(true); // a switch of another rank: its ports only
+            continue;
+        }
         Ptr<RdmaSwitch> sw = m_switchFactory.Create<RdmaSwitch>();
         ConfigureMmu(sw);
         Ptr<RdmaForwardingTable> table = sw->GetForwardingTable();
@@ -176,7 +200,8 @@ RdmaHelper::EnableHostTransit(NodeContainer hosts)
         NS_ABORT_MSG_IF(!info || !info->IsHost(),
                         "RdmaHelper::EnableHostTransit: node " << node->GetId()
                                                                << " is not a host");
-        if (node->GetObject<RdmaTransitForwarder>())
+        info->SetRelay(true);
+        if (info->IsStub() || node->GetObject<RdmaTransitForwarder>())
         {
             continue;
         }
@@ -202,6 +227,10 @@ RdmaHelper::AddPortToNode(Ptr<Node> node, Ptr<RdmaNetDevice> dev)
                                                  << " is neither a host nor a switch: call "
                                                     "InstallHosts()/Install() first");
     info->AddPort(dev);
+    if (info->IsStub())
+    {
+        return;
+    }
     if (info->IsHost())
     {
         Ptr<RdmaHostStack> hs = node->GetObject<RdmaHostStack>();
@@ -275,6 +304,28 @@ RdmaHelper::SetDistributed(uint32_t localSystemId)
     }
     m_distributed = true;
     m_directory->SetLocalSystem(localSystemId);
+    SetLocalSystem(localSystemId);
+}
+
+void
+RdmaHelper::SetLocalSystem(uint32_t localSystemId)
+{
+    NS_ABORT_MSG_IF(m_nextHost != 0 || m_devices.GetN() != 0,
+                    "RdmaHelper::SetLocalSystem after nodes were installed");
+    m_partial = true;
+    m_localSystem = localSystemId;
+}
+
+bool
+RdmaHelper::IsPartial() const
+{
+    return m_partial;
+}
+
+bool
+RdmaHelper::IsBuilt(Ptr<Node> node) const
+{
+    return !m_partial || node->GetSystemId() == m_localSystem;
 }
 
 bool
@@ -332,6 +383,13 @@ RdmaHelper::AssignStreams(NodeContainer nodes, int64_t stream)
         if (fwd && PeekPointer(fwd) != PeekPointer(sw))
         {
             used += fwd->AssignStreams(stream + used);
+        }
+        // a stub (node of another rank) takes the streams its switch or forwarder takes
+        // there, so that the local ones get the numbers of the whole fabric
+        Ptr<RdmaNodeInfo> info = (*it)->GetObject<RdmaNodeInfo>();
+        if (info && info->IsStub() && (!info->IsHost() || info->IsRelay()))
+        {
+            used += RdmaSwitch::kStreamsUsed;
         }
     }
     return used;

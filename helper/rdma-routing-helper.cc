@@ -79,7 +79,8 @@ RdmaRoutingHelper::PopulateRoutingTables(NodeContainer nodes)
         if (info[i]->IsHost())
         {
             hosts.push_back(i);
-            relay[i] = np > 1 && nodes.Get(i)->GetObject<RdmaTransitForwarder>();
+            relay[i] =
+                np > 1 && (info[i]->IsRelay() || nodes.Get(i)->GetObject<RdmaTransitForwarder>());
         }
         else
         {
@@ -130,6 +131,10 @@ RdmaRoutingHelper::PopulateRoutingTables(NodeContainer nodes)
                 }
             }
             Ptr<RdmaForwardingTable> table = nodes.Get(i)->GetObject<RdmaForwardingTable>();
+            if (!table && info[i]->IsStub())
+            {
+                continue; // a node of another rank (partial build): its rank routes it
+            }
             NS_ABORT_MSG_IF(!table,
                             "RdmaRoutingHelper: node " << nodes.Get(i)->GetId()
                                                        << " has no RdmaForwardingTable");

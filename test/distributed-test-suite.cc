@@ -18,9 +18,13 @@
 #include "ns3/node.h"
 #include "ns3/rdma-channel.h"
 #include "ns3/rdma-congestion-ops.h"
+#include "ns3/rdma-forwarding-table.h"
 #include "ns3/rdma-helper.h"
 #include "ns3/rdma-host-stack.h"
 #include "ns3/rdma-net-device.h"
+#include "ns3/rdma-node-info.h"
+#include "ns3/rdma-routing-helper.h"
+#include "ns3/rdma-switch.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 #include "ns3/topology.h"
@@ -31,6 +35,7 @@
 #endif
 
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -375,6 +380,153 @@ class PartitionTestCase : public TestCase
     }
 };
 
+/// What a node of a fabric carries, for comparing a whole and a partial build.
+struct NodeShape
+{
+    uint32_t id{0};                            //!< ns-3 node id
+    std::vector<std::string> devices;          //!< per ifIndex: MAC, peer node id
+    bool sw{false};                            //!< has an RdmaSwitch
+    bool stack{false};                         //!< has an RdmaHostStack
+    bool table{false};                         //!< has an RdmaForwardingTable
+    bool stub{false};                          //!< RdmaNodeInfo::IsStub
+    std::vector<std::vector<uint32_t>> routes; //!< ports per destination host
+};
+
+class PartialBuildTestCase : public TestCase
+{
+  public:
+    PartialBuildTestCase()
+        : TestCase("A partial build (one system's part) keeps node ids, device indices, routes "
+                   "and random streams of the whole fabric; other systems' nodes carry no "
+                   "switch, table or stack; local traffic takes the same time")
+    {
+    }
+
+  private:
+    /// build a 16-NPU Clos (4 leaves of 4, 2 spines; leaf over 2 systems), whole (local <
+    /// 0) or system `local` only; run a WRITE from host `a` to host `b`
+    std::vector<NodeShape> Build(int local,
+                                 uint32_t a,
+                                 uint32_t b,
+                                 int64_t& streams,
+                                 Time& done,
+                                 uint32_t& remoteQpOk)
+    {
+        auto topo = std::make_shared<Topology>(
+            Topology::FromDimensions({ClosDimension(16, 4, 2, 50, 100, 50, 250)}));
+        AstraFabricHelper fabric;
+        fabric.SetPartition("leaf", 2);
+        if (local >= 0)
+        {
+            fabric.GetRdmaHelper().SetLocalSystem(uint32_t(local));
+        }
+        fabric.Install(topo);
+        streams = fabric.AssignStreams(7);
+        std::vector<NodeShape> shape;
+        const uint32_t hosts = topo->GetNpuCount();
+        for (uint32_t i = 0; i < topo->GetNodeCount(); ++i)
+        {
+            Ptr<Node> n = fabric.GetNode(i);
+            NodeShape s;
+            s.id = n->GetId();
+            for (uint32_t d = 0; d < n->GetNDevices(); ++d)
+            {
+                Ptr<RdmaNetDevice> dev = DynamicCast<RdmaNetDevice>(n->GetDevice(d));
+                Ptr<RdmaNetDevice> peer = dev->GetRdmaChannel()->GetPeer(dev);
+                std::ostringstream os;
+                os << dev->GetIfIndex() << " " << dev->GetAddress() << " "
+                   << peer->GetNode()->GetId() << ":" << peer->GetIfIndex();
+                s.devices.push_back(os.str());
+            }
+            s.sw = n->GetObject<RdmaSwitch>() != nullptr;
+            s.stack = n->GetObject<RdmaHostStack>() != nullptr;
+            s.table = n->GetObject<RdmaForwardingTable>() != nullptr;
+            s.stub = n->GetObject<RdmaNodeInfo>()->IsStub();
+            for (uint32_t h = 0; h < hosts; ++h)
+            {
+                s.routes.push_back(RdmaRoutingHelper::GetPorts(n, h));
+            }
+            shape.push_back(s);
+        }
+        Recorder rec;
+        Ptr<RdmaHostStack> sa = fabric.GetNode(a)->GetObject<RdmaHostStack>();
+        Ptr<RdmaQueuePair> qp = sa->GetOrCreateQp(b, 255, 0, &rec);
+        sa->PostWrite(qp, 100000, 1, 11);
+        // a QP to a host of the other system: its local end only, set up from the directory
+        remoteQpOk = 0;
+        if (local >= 0)
+        {
+            const uint32_t other = fabric.GetSystemId(0) == uint32_t(local) ? hosts - 1 : 0;
+            Ptr<RdmaQueuePair> r = sa->GetOrCreateQp(other, 255, 0, &rec);
+            remoteQpOk = r && r->GetPeerQpn() == 0 && r->GetRemoteHost() == other ? 1 : 0;
+        }
+        Simulator::Run();
+        done = rec.rx.size() == 1 ? rec.rx[0].end : Time(-1);
+        Simulator::Destroy();
+        return shape;
+    }
+
+    void DoRun() override
+    {
+        Config::SetDefault("ns3::RdmaHostStack::CongestionControl",
+                           TypeIdValue(RdmaCcNone::GetTypeId()));
+        // hosts 8 and 9 share leaf 2, on system 1 (leaf policy: NPU g -> g / 8)
+        int64_t streamsAll = 0;
+        int64_t streamsPart = 0;
+        Time doneAll;
+        Time donePart;
+        uint32_t qpAll = 0;
+        uint32_t qpPart = 0;
+        const auto all = Build(-1, 8, 9, streamsAll, doneAll, qpAll);
+        const auto part = Build(1, 8, 9, streamsPart, donePart, qpPart);
+        NS_TEST_ASSERT_MSG_EQ(all.size(), part.size(), "same nodes");
+        uint32_t local = 0;
+        uint32_t stubs = 0;
+        for (size_t i = 0; i < all.size() && i < part.size(); ++i)
+        {
+            NS_TEST_ASSERT_MSG_EQ(part[i].id, all[i].id, "node id of topology node " << i);
+            NS_TEST_ASSERT_MSG_EQ(part[i].devices.size(),
+                                  all[i].devices.size(),
+                                  "devices of node " << i);
+            for (size_t d = 0; d < all[i].devices.size() && d < part[i].devices.size(); ++d)
+            {
+                NS_TEST_ASSERT_MSG_EQ(part[i].devices[d],
+                                      all[i].devices[d],
+                                      "node " << i << " device " << d);
+            }
+            NS_TEST_ASSERT_MSG_EQ(all[i].stub, false, "whole build: no stubs");
+            NS_TEST_ASSERT_MSG_EQ(all[i].table, true, "whole build: every node routes");
+            if (part[i].stub)
+            {
+                ++stubs;
+                NS_TEST_ASSERT_MSG_EQ(part[i].sw || part[i].stack || part[i].table,
+                                      false,
+                                      "node " << i
+                                              << " of the other system: no switch, stack "
+                                                 "or table");
+            }
+            else
+            {
+                ++local;
+                NS_TEST_ASSERT_MSG_EQ(part[i].sw, all[i].sw, "switch of node " << i);
+                NS_TEST_ASSERT_MSG_EQ(part[i].stack, all[i].stack, "stack of node " << i);
+                NS_TEST_ASSERT_MSG_EQ(part[i].table, true, "table of node " << i);
+                NS_TEST_ASSERT_MSG_EQ((part[i].routes == all[i].routes),
+                                      true,
+                                      "routes of node " << i);
+            }
+        }
+        // system 1: NPUs 8..15 and leaves 2 and 3 (the spines sit with their first
+        // neighbour, leaf 0, on system 0)
+        NS_TEST_ASSERT_MSG_EQ(local, 10u, "nodes built on system 1");
+        NS_TEST_ASSERT_MSG_EQ(stubs, 12u, "stubs of system 0's nodes");
+        NS_TEST_ASSERT_MSG_EQ(streamsPart, streamsAll, "random streams as in the whole fabric");
+        NS_TEST_ASSERT_MSG_EQ(doneAll.IsStrictlyPositive(), true, "the WRITE completes");
+        NS_TEST_ASSERT_MSG_EQ(donePart, doneAll, "same completion time on the local part");
+        NS_TEST_ASSERT_MSG_EQ(qpPart, 1u, "QP to a host of the other system: local end only");
+    }
+};
+
 class MpiAvailabilityTestCase : public TestCase
 {
   public:
@@ -561,6 +713,7 @@ class DistributedTestSuite : public TestSuite
         AddTestCase(new FrameCarriesMessageTestCase, TestCase::QUICK);
         AddTestCase(new PassiveOpenTestCase, TestCase::QUICK);
         AddTestCase(new PartitionTestCase, TestCase::QUICK);
+        AddTestCase(new PartialBuildTestCase, TestCase::QUICK);
         AddTestCase(new MpiAvailabilityTestCase, TestCase::QUICK);
         AddTestCase(new SystemAcrossRanksTestCase, TestCase::QUICK);
     }

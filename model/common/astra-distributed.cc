@@ -6,6 +6,7 @@
 #include "ns3/string.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 
 #ifdef NS3_MPI
@@ -18,6 +19,31 @@ namespace ns3
 {
 namespace astra
 {
+
+namespace
+{
+double g_syncSeconds = 0; //!< Distributed::GetSyncSeconds
+uint64_t g_syncCount = 0; //!< Distributed::GetSyncCount
+} // namespace
+
+double
+Distributed::GetSyncSeconds()
+{
+    return g_syncSeconds;
+}
+
+uint64_t
+Distributed::GetSyncCount()
+{
+    return g_syncCount;
+}
+
+void
+Distributed::AddSync(double seconds)
+{
+    g_syncSeconds += seconds;
+    ++g_syncCount;
+}
 
 bool
 Distributed::IsAvailable()
@@ -57,6 +83,13 @@ Distributed::Enable(int* argc, char*** argv, bool nullMessage)
                       StringValue(nullMessage ? "ns3::NullMessageSimulatorImpl"
                                               : "ns3::DistributedSimulatorImpl"));
     MpiInterface::Enable(argc, argv);
+    if (MpiInterface::GetSize() == 1)
+    {
+        // one rank has nothing to synchronise with, but ns-3's distributed engine would
+        // end a window (an MPI_Allgather) at every time step (its lookahead is 0 without
+        // remote links): run the sequential engine, same events in the same order
+        GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
+    }
 }
 
 bool
@@ -136,7 +169,9 @@ Distributed::AllReduceSum(uint64_t v)
     }
     unsigned long long in = v;
     unsigned long long out = 0;
+    const auto t0 = std::chrono::steady_clock::now();
     MPI_Allreduce(&in, &out, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MpiInterface::GetCommunicator());
+    AddSync(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     return out;
 }
 
@@ -149,7 +184,9 @@ Distributed::AllReduceMax(uint64_t v)
     }
     unsigned long long in = v;
     unsigned long long out = 0;
+    const auto t0 = std::chrono::steady_clock::now();
     MPI_Allreduce(&in, &out, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MpiInterface::GetCommunicator());
+    AddSync(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     return out;
 }
 

@@ -37,7 +37,9 @@ class Distributed
     /**
      * Start MPI and select ns-3's distributed simulator (granted-time windows, or the
      * null-message one). Call before anything uses the Simulator. Throws
-     * astra::InputError if the build has no MPI.
+     * astra::InputError if the build has no MPI. On a single rank (mpirun -np 1) the
+     * sequential simulator runs instead: nothing to synchronise, same events in the same
+     * order, without the distributed engine's window at every time step.
      * \param argc main's argc
      * \param argv main's argv
      * \param nullMessage use ns3::NullMessageSimulatorImpl instead of
@@ -68,6 +70,21 @@ class Distributed
     static void Barrier();
     /// Stop every rank at once after a fatal error on this one \param status exit status
     [[noreturn]] static void Abort(int status);
+
+    /**
+     * Time this rank spent in the synchronisation of ranks: the MPI_Allgather that ends
+     * each granted-time window of ns-3's DistributedSimulatorImpl (timed through MPI's
+     * profiling interface, model/mpi/astra-mpi-profile.cc) and this facade's
+     * AllReduceSum / AllReduceMax (the run monitor's checks). A blocking collective waits
+     * for the slowest rank, so this is the rank's wait at synchronisation plus the
+     * collectives' own cost. 0 without MPI.
+     * \return seconds since the start of the process
+     */
+    static double GetSyncSeconds();
+    /// \return the synchronisations counted by GetSyncSeconds
+    static uint64_t GetSyncCount();
+    /// Count one synchronisation (MPI profiling interface) \param seconds its wall time
+    static void AddSync(double seconds);
 };
 
 } // namespace astra

@@ -8,6 +8,7 @@
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/rdma-host-stack.h"
+#include "ns3/rdma-node-info.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -169,20 +170,24 @@ RoceBackend::SetFabric(std::shared_ptr<const Topology> topo, NodeContainer npus)
             continue;
         }
         Ptr<RdmaHostStack> s = n->GetObject<RdmaHostStack>();
-        NS_ABORT_MSG_IF(!s && i < topo->GetNpuCount(),
+        // an NPU of another rank in a partial build: its host index, no stack
+        Ptr<RdmaNodeInfo> info = n->GetObject<RdmaNodeInfo>();
+        const bool stub = !s && info && info->IsStub() && info->IsHost();
+        NS_ABORT_MSG_IF(!s && !stub && i < topo->GetNpuCount(),
                         "RoceBackend::SetFabric: NPU " << i << " (node " << n->GetId()
                                                        << ") has no RdmaHostStack");
-        if (!s)
+        if (!s && !stub)
         {
             continue;
         }
         m_stacks[i] = s;
-        m_hostIndex[i] = s->GetHostIndex();
-        if (m_nodeOfHost.size() <= s->GetHostIndex())
+        const uint32_t host = s ? s->GetHostIndex() : info->GetHostIndex();
+        m_hostIndex[i] = host;
+        if (m_nodeOfHost.size() <= host)
         {
-            m_nodeOfHost.resize(size_t(s->GetHostIndex()) + 1, kNoHost);
+            m_nodeOfHost.resize(size_t(host) + 1, kNoHost);
         }
-        m_nodeOfHost[s->GetHostIndex()] = i;
+        m_nodeOfHost[host] = i;
     }
 }
 
@@ -203,7 +208,7 @@ RoceBackend::SetDistributed(uint32_t rank, DistributedMessageCodec* codec, Messa
     {
         if (!m_stacks[i])
         {
-            continue;
+            continue; // none, or an NPU of another rank (partial build)
         }
         Ptr<Node> n = m_stacks[i]->GetObject<Node>();
         m_local[i] = !n || n->GetSystemId() == rank;
@@ -263,7 +268,7 @@ RoceBackend::NewSlot(const NetMessage& msg)
 {
     NS_ABORT_MSG_IF(!m_topo, "RoceBackend::Send before SetFabric");
     if (msg.src >= m_stacks.size() || msg.dst >= m_stacks.size() || !m_stacks[msg.src] ||
-        !m_stacks[msg.dst])
+        m_hostIndex[msg.dst] == kNoHost)
     {
         throw std::out_of_range("RoceBackend::Send: no endpoint " + std::to_string(msg.src) +
                                 " -> " + std::to_string(msg.dst));

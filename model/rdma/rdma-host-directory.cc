@@ -30,6 +30,7 @@ void
 RdmaHostDirectory::DoDispose()
 {
     m_stacks.clear();
+    m_remote.clear();
     Object::DoDispose();
 }
 
@@ -106,6 +107,43 @@ RdmaHostDirectory::IsLocal(const RdmaHostStack* stack) const
     }
     Ptr<Node> n = stack->GetObject<Node>();
     return !n || n->GetSystemId() == m_localSystem;
+}
+
+void
+RdmaHostDirectory::AddRemote(uint32_t hostIndex, uint32_t ip, uint32_t initialPsn)
+{
+    if (m_remote.size() <= hostIndex)
+    {
+        m_remote.resize(size_t(hostIndex) + 1);
+    }
+    m_remote[hostIndex] = RemoteHost{ip, initialPsn};
+}
+
+bool
+RdmaHostDirectory::FindRemote(uint32_t hostIndex, uint32_t& ip, uint32_t& initialPsn) const
+{
+    if (hostIndex >= m_remote.size() || m_remote[hostIndex].ip == 0)
+    {
+        return false;
+    }
+    ip = m_remote[hostIndex].ip;
+    initialPsn = m_remote[hostIndex].initialPsn;
+    return true;
+}
+
+bool
+RdmaHostDirectory::FindRemoteByIpv4(uint32_t ip, uint32_t& hostIndex, uint32_t& initialPsn) const
+{
+    for (uint32_t i = 0; i < m_remote.size(); ++i)
+    {
+        if (m_remote[i].ip != 0 && m_remote[i].ip == ip)
+        {
+            hostIndex = i;
+            initialPsn = m_remote[i].initialPsn;
+            return true;
+        }
+    }
+    return false;
 }
 
 } // namespace ns3

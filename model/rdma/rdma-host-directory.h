@@ -68,13 +68,46 @@ class RdmaHostDirectory : public Object
     /// \return true if the stack's node runs in this process \param stack the stack
     bool IsLocal(const RdmaHostStack* stack) const;
 
+    /**
+     * A host of another rank that has no stack in this process (partial build,
+     * RdmaHelper::SetLocalSystem): what a QP's set-up needs of it, as RDMA CM would
+     * exchange it (its address and initial PSN).
+     * \param hostIndex its host index
+     * \param ip its IPv4 address (host order)
+     * \param initialPsn its first PSN
+     */
+    void AddRemote(uint32_t hostIndex, uint32_t ip, uint32_t initialPsn);
+    /**
+     * \return whether hostIndex is a host of another rank without a stack here
+     * \param hostIndex the host index
+     * \param [out] ip its IPv4 address
+     * \param [out] initialPsn its first PSN
+     */
+    bool FindRemote(uint32_t hostIndex, uint32_t& ip, uint32_t& initialPsn) const;
+    /**
+     * \return whether ip is a host of another rank without a stack here (set-up path)
+     * \param ip its IPv4 address
+     * \param [out] hostIndex its host index
+     * \param [out] initialPsn its first PSN
+     */
+    bool FindRemoteByIpv4(uint32_t ip, uint32_t& hostIndex, uint32_t& initialPsn) const;
+
   protected:
     void DoDispose() override;
 
   private:
     std::vector<RdmaHostStack*> m_stacks; //!< by host index (nullptr: none)
-    bool m_distributed{false};            //!< SetLocalSystem was called
-    uint32_t m_localSystem{0};            //!< this process's system id
+
+    /// A host of another rank without a stack here
+    struct RemoteHost
+    {
+        uint32_t ip{0};         //!< IPv4 address (0: none)
+        uint32_t initialPsn{0}; //!< first PSN
+    };
+
+    std::vector<RemoteHost> m_remote; //!< by host index
+    bool m_distributed{false};        //!< SetLocalSystem was called
+    uint32_t m_localSystem{0};        //!< this process's system id
 };
 
 } // namespace ns3

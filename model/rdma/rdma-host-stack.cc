@@ -639,6 +639,21 @@ RdmaHostStack::GetOrCreateQp(uint32_t dstHost,
         return Ptr<RdmaQueuePair>(qp);
     }
     Ptr<RdmaHostStack> remote = m_directory ? m_directory->Find(dstHost) : nullptr;
+    uint32_t remoteIp = 0;
+    uint32_t remotePsn = 0;
+    if (!remote && m_directory && m_directory->FindRemote(dstHost, remoteIp, remotePsn))
+    {
+        // a host of another rank without a stack in this process (partial build): open
+        // this end only, from the directory's record of its set-up (as below)
+        EnsureValid();
+        Ptr<RdmaQueuePair> a = NewQp(dstHost, priority, sport);
+        a->m_peerQpn = 0;
+        a->m_remoteIp = remoteIp;
+        a->m_rcvPsnBase = remotePsn;
+        a->m_consumer = consumer;
+        m_qpByKey[key] = PeekPointer(a);
+        return a;
+    }
     NS_ABORT_MSG_IF(!remote,
                     "host " << m_hostIndex << ": no RdmaHostStack for host " << dstHost
                             << " in this host's RdmaHostDirectory"
@@ -699,11 +714,18 @@ RdmaHostStack::PassiveOpen(const RdmaMeta& meta)
         return nullptr;
     }
     Ptr<RdmaHostStack> peer = m_directory->FindByIpv4(meta.srcIp);
-    if (!peer || peer == this)
+    uint32_t srcHost = 0;
+    uint32_t peerPsn = 0;
+    if (peer)
+    {
+        srcHost = peer->GetHostIndex();
+        peerPsn = peer->m_initialPsn;
+    }
+    // a host of another rank without a stack in this process (partial build)
+    if (peer == this || (!peer && !m_directory->FindRemoteByIpv4(meta.srcIp, srcHost, peerPsn)))
     {
         return nullptr;
     }
-    const uint32_t srcHost = peer->GetHostIndex();
     const uint64_t key = (uint64_t(srcHost) << 24) | (uint64_t(meta.priority) << 16) | meta.sport;
     auto it = m_qpByKey.find(key);
     if (it != m_qpByKey.end())
@@ -714,7 +736,7 @@ RdmaHostStack::PassiveOpen(const RdmaMeta& meta)
     Ptr<RdmaQueuePair> b = NewQp(srcHost, meta.priority, meta.sport);
     b->m_peerQpn = meta.srcQp;
     b->m_remoteIp = meta.srcIp;
-    b->m_rcvPsnBase = peer->m_initialPsn; // static set-up, as RDMA CM exchanges it
+    b->m_rcvPsnBase = peerPsn; // static set-up, as RDMA CM exchanges it
     b->m_consumer = m_listener;
     m_qpByKey[key] = PeekPointer(b);
     NS_LOG_INFO("host " << m_hostIndex << " qp " << b->m_qpn << " opened by host " << srcHost

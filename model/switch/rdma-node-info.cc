@@ -39,6 +39,30 @@ RdmaNodeInfo::SetSwitch()
     m_hostIndex = RdmaAddressing::kInvalidHost;
 }
 
+void
+RdmaNodeInfo::SetStub(bool stub)
+{
+    m_stub = stub;
+}
+
+bool
+RdmaNodeInfo::IsStub() const
+{
+    return m_stub;
+}
+
+void
+RdmaNodeInfo::SetRelay(bool relay)
+{
+    m_relay = relay;
+}
+
+bool
+RdmaNodeInfo::IsRelay() const
+{
+    return m_relay;
+}
+
 bool
 RdmaNodeInfo::IsHost() const
 {

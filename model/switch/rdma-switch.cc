@@ -416,7 +416,7 @@ int64_t
 RdmaSwitch::AssignStreams(int64_t stream)
 {
     m_rng->SetStream(stream);
-    return 1;
+    return kStreamsUsed;
 }
 
 void

@@ -117,9 +117,11 @@ class RdmaSwitch : public Object, public RdmaFrameReceiver
     /**
      * Assign the stream of the ECN random variable.
      * \param stream first stream
-     * \return streams used (1)
+     * \return streams used (kStreamsUsed)
      */
     int64_t AssignStreams(int64_t stream);
+    /// random streams AssignStreams takes
+    static constexpr int64_t kStreamsUsed = 1;
 
     /**
      * Receive path: route, admit, mark, enqueue on the egress port. Called by
