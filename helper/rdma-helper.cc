@@ -133,8 +133,10 @@ RdmaHelper::InstallHosts(NodeContainer hosts)
         node->AggregateObject(info);
         if (!IsBuilt(node))
         {
-            // a host of another rank: its address and initial PSN for QP set-up
+            // a host of another rank: its address and initial PSN for QP set-up, and its
+            // routes (the FCT writer's ideal path of a message from it)
             info->SetStub(true);
+            node->AggregateObject(CreateObject<RdmaForwardingTable>());
             if (!m_hostType.empty())
             {
                 if (!m_hostTemplate)
@@ -178,7 +180,12 @@ RdmaHelper::Install(NodeContainer switches)
         node->AggregateObject(info);
         if (!IsBuilt(node))
         {
-            info->SetStub(true); // a switch of another rank: its ports only
+            // a switch of another rank: its ports, and its routes (with the same ECMP seed)
+            // for the FCT writer's ideal path of messages that cross it
+            info->SetStub(true);
+            Ptr<RdmaForwardingTable> table = CreateObject<RdmaForwardingTable>();
+            table->SetSeed(node->GetId() * 2654435761u + 0x5EED);
+            node->AggregateObject(table);
             continue;
         }
         Ptr<RdmaSwitch> sw = m_switchFactory.Create<RdmaSwitch>();
@@ -201,7 +208,12 @@ RdmaHelper::EnableHostTransit(NodeContainer hosts)
                         "RdmaHelper::EnableHostTransit: node " << node->GetId()
                                                                << " is not a host");
         info->SetRelay(true);
-        if (info->IsStub() || node->GetObject<RdmaTransitForwarder>())
+        if (info->IsStub())
+        {
+            node->GetObject<RdmaForwardingTable>()->SetSeed(node->GetId() * 2654435761u + 0x5EED);
+            continue;
+        }
+        if (node->GetObject<RdmaTransitForwarder>())
         {
             continue;
         }

@@ -3,6 +3,7 @@
 #include "ns3/abort.h"
 #include "ns3/astra-diagnostics.h"
 #include "ns3/log.h"
+#include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/rdma-channel.h"
 #include "ns3/rdma-forwarding-table.h"
@@ -172,6 +173,20 @@ RdmaTraceFile::Close()
 
 // ------------------------------------------------------------------ RdmaPathModel
 
+Ptr<Node>
+RdmaPathModel::FindHostNode(uint32_t hostIndex)
+{
+    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
+    {
+        Ptr<RdmaNodeInfo> ni = (*it)->GetObject<RdmaNodeInfo>();
+        if (ni && ni->IsHost() && ni->GetHostIndex() == hostIndex)
+        {
+            return *it;
+        }
+    }
+    return nullptr;
+}
+
 RdmaPathInfo
 RdmaPathModel::GetPath(Ptr<const RdmaHostDirectory> hosts,
                        uint32_t src,
@@ -184,13 +199,13 @@ RdmaPathModel::GetPath(Ptr<const RdmaHostDirectory> hosts,
         return p;
     }
     Ptr<RdmaHostStack> s = hosts->Find(src);
-    if (!s)
+    Ptr<Node> node = s ? s->GetObject<Node>() : FindHostNode(src);
+    if (!node)
     {
         return p;
     }
-    Ptr<Node> node = s->GetObject<Node>();
     RdmaMeta probe;
-    probe.srcIp = s->GetIpv4().Get();
+    probe.srcIp = s ? s->GetIpv4().Get() : RdmaAddressing::HostIndexToIp(src);
     probe.dstIp = RdmaAddressing::HostIndexToIp(dst);
     Ptr<RdmaHostStack> d = hosts->Find(dst);
     if (d)
@@ -222,8 +237,9 @@ RdmaPathModel::GetPath(Ptr<const RdmaHostDirectory> hosts,
         p.propagation += dev->GetRdmaChannel()->GetDelay();
         minRate = std::min(minRate, dev->GetDataRate().GetBitRate());
         node = peer->GetNode();
-        Ptr<RdmaHostStack> hs = node ? node->GetObject<RdmaHostStack>() : nullptr;
-        if (hs && hs->GetHostIndex() == dst)
+        // the destination host (a stub of another rank in a distributed run has no stack)
+        Ptr<RdmaNodeInfo> ni = node ? node->GetObject<RdmaNodeInfo>() : nullptr;
+        if (ni && ni->IsHost() && ni->GetHostIndex() == dst)
         {
             p.bottleneckBps = minRate;
             p.valid = true;
@@ -303,6 +319,10 @@ RdmaFctWriter::Record(const RdmaMessageInfo& info)
         it = m_pathCache.emplace(key, RdmaPathModel::GetPath(m_hosts, from, to, info.sport)).first;
     }
     Ptr<RdmaHostStack> s = m_hosts ? m_hosts->Find(info.srcHost) : nullptr;
+    if (!s && m_hosts)
+    {
+        s = m_hosts->Find(info.dstHost); // the source is on another rank
+    }
     uint32_t mtu = s ? s->GetMtu() : 1000;
     r.idealNs = RdmaPathModel::IdealFctNs(info.bytes, mtu, it->second);
     m_records.push_back(r);

@@ -78,6 +78,14 @@ class RdmaPathModel
                                 uint16_t sport);
 
     /**
+     * The node of a host by its index, also a host of another rank in a distributed run
+     * (a stub: no stack, but its ports and forwarding table).
+     * \param hostIndex host index
+     * \return the node, or null
+     */
+    static Ptr<Node> FindHostNode(uint32_t hostIndex);
+
+    /**
      * Ideal (alone-on-the-path) one-way FCT of a message.
      * \param bytes message payload bytes
      * \param mtu payload bytes per packet
