@@ -90,7 +90,7 @@ for mode in plain $(for n in $nps; do echo np$n; done); do
       n=${mode#np}
       t0=$(date +%s.%N)
       "${mpirun[@]}" -np "$n" sh -c '/usr/bin/time -v -o "$0/time.$OMPI_COMM_WORLD_RANK" "$@"' \
-        "$d" "$runner" "${args[@]}" --mpi=1 --partition=$partition \
+        "$d" "$runner" "${args[@]}" --mpi=1 --partition=$partition --fabric-outputs=0 \
         --output-dir="$d/reports" >"$d/out" 2>"$d/err"
       st=$?
       t1=$(date +%s.%N)
