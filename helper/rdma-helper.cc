@@ -135,7 +135,7 @@ RdmaHelper::InstallHosts(NodeContainer hosts)
         {
             // a host of another rank: its address and initial PSN for QP set-up, and its
             // routes (the FCT writer's ideal path of a message from it)
-            info->SetStub(true);
+            info->SetGhost(true);
             node->AggregateObject(CreateObject<RdmaForwardingTable>());
             if (!m_hostType.empty())
             {
@@ -182,7 +182,7 @@ RdmaHelper::Install(NodeContainer switches)
         {
             // a switch of another rank: its ports, and its routes (with the same ECMP seed)
             // for the FCT writer's ideal path of messages that cross it
-            info->SetStub(true);
+            info->SetGhost(true);
             Ptr<RdmaForwardingTable> table = CreateObject<RdmaForwardingTable>();
             table->SetSeed(node->GetId() * 2654435761u + 0x5EED);
             node->AggregateObject(table);
@@ -208,7 +208,7 @@ RdmaHelper::EnableHostTransit(NodeContainer hosts)
                         "RdmaHelper::EnableHostTransit: node " << node->GetId()
                                                                << " is not a host");
         info->SetRelay(true);
-        if (info->IsStub())
+        if (info->IsGhost())
         {
             node->GetObject<RdmaForwardingTable>()->SetSeed(node->GetId() * 2654435761u + 0x5EED);
             continue;
@@ -239,7 +239,7 @@ RdmaHelper::AddPortToNode(Ptr<Node> node, Ptr<RdmaNetDevice> dev)
                                                  << " is neither a host nor a switch: call "
                                                     "InstallHosts()/Install() first");
     info->AddPort(dev);
-    if (info->IsStub())
+    if (info->IsGhost())
     {
         return;
     }
@@ -396,10 +396,10 @@ RdmaHelper::AssignStreams(NodeContainer nodes, int64_t stream)
         {
             used += fwd->AssignStreams(stream + used);
         }
-        // a stub (node of another rank) takes the streams its switch or forwarder takes
+        // a ghost (node of another rank) takes the streams its switch or forwarder takes
         // there, so that the local ones get the numbers of the whole fabric
         Ptr<RdmaNodeInfo> info = (*it)->GetObject<RdmaNodeInfo>();
-        if (info && info->IsStub() && (!info->IsHost() || info->IsRelay()))
+        if (info && info->IsGhost() && (!info->IsHost() || info->IsRelay()))
         {
             used += RdmaSwitch::kStreamsUsed;
         }

@@ -124,10 +124,10 @@ class RdmaHelper
 
     /**
      * Build only the part of the fabric that runs in this process: nodes whose ns-3
-     * system id is not localSystemId become stubs (RdmaNodeInfo::IsStub) that keep their
+     * system id is not localSystemId become ghosts (RdmaNodeInfo::IsGhost) that keep their
      * ports, so that node ids and device indices are those of the whole fabric (which
      * ns-3's MpiInterface addresses), but get no switch (MMU, queues), forwarding table,
-     * host stack or transit forwarder. A host stub is recorded in the host directory
+     * host stack or transit forwarder. A host ghost is recorded in the host directory
      * (RdmaHostDirectory::AddRemote): a QP to it opens its local end only. SetDistributed
      * calls this; without MPI it builds one rank's part in one process (tests). Call
      * before InstallHosts / Install.
@@ -136,7 +136,7 @@ class RdmaHelper
     void SetLocalSystem(uint32_t localSystemId);
     /// \return true after SetLocalSystem (or SetDistributed)
     bool IsPartial() const;
-    /// \return whether a node is built in full (not a stub) \param node the node
+    /// \return whether a node is built in full (not a ghost) \param node the node
     bool IsBuilt(Ptr<Node> node) const;
     /// \return true if the build has ns3::RdmaRemoteChannel (ns-3's mpi module)
     static bool HasRemoteChannel();
@@ -187,7 +187,7 @@ class RdmaHelper
     std::string m_hostType{"ns3::RdmaHostStack"};                             //!< host stack TypeId
     uint32_t m_nextHost{0};                                                   //!< next host index
     Ptr<RdmaHostDirectory> m_directory; //!< host stacks installed by this helper
-    Ptr<Object> m_hostTemplate;         //!< a host stack read for the stubs' initial PSN
+    Ptr<Object> m_hostTemplate;         //!< a host stack read for the ghosts' initial PSN
     NetDeviceContainer m_devices;       //!< devices created
     bool m_distributed{false};          //!< SetDistributed was called
     bool m_partial{false};              //!< SetLocalSystem was called

@@ -131,7 +131,7 @@ RdmaRoutingHelper::PopulateRoutingTables(NodeContainer nodes)
                 }
             }
             Ptr<RdmaForwardingTable> table = nodes.Get(i)->GetObject<RdmaForwardingTable>();
-            if (!table && info[i]->IsStub())
+            if (!table && info[i]->IsGhost())
             {
                 continue; // a node of another rank (partial build): its rank routes it
             }

@@ -237,7 +237,7 @@ RdmaPathModel::GetPath(Ptr<const RdmaHostDirectory> hosts,
         p.propagation += dev->GetRdmaChannel()->GetDelay();
         minRate = std::min(minRate, dev->GetDataRate().GetBitRate());
         node = peer->GetNode();
-        // the destination host (a stub of another rank in a distributed run has no stack)
+        // the destination host (a ghost of another rank in a distributed run has no stack)
         Ptr<RdmaNodeInfo> ni = node ? node->GetObject<RdmaNodeInfo>() : nullptr;
         if (ni && ni->IsHost() && ni->GetHostIndex() == dst)
         {

@@ -79,7 +79,7 @@ class RdmaPathModel
 
     /**
      * The node of a host by its index, also a host of another rank in a distributed run
-     * (a stub: no stack, but its ports and forwarding table).
+     * (a ghost: no stack, but its ports and forwarding table).
      * \param hostIndex host index
      * \return the node, or null
      */

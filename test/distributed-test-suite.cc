@@ -389,7 +389,7 @@ struct NodeShape
     bool sw{false};                            //!< has an RdmaSwitch
     bool stack{false};                         //!< has an RdmaHostStack
     bool table{false};                         //!< has an RdmaForwardingTable
-    bool stub{false};                          //!< RdmaNodeInfo::IsStub
+    bool ghost{false};                         //!< RdmaNodeInfo::IsGhost
     std::vector<std::vector<uint32_t>> routes; //!< ports per destination host
     std::string path; //!< hosts only: the FCT writer's path to host 9 (hops, delay, rate)
 };
@@ -443,7 +443,7 @@ class PartialBuildTestCase : public TestCase
             s.sw = n->GetObject<RdmaSwitch>() != nullptr;
             s.stack = n->GetObject<RdmaHostStack>() != nullptr;
             s.table = n->GetObject<RdmaForwardingTable>() != nullptr;
-            s.stub = n->GetObject<RdmaNodeInfo>()->IsStub();
+            s.ghost = n->GetObject<RdmaNodeInfo>()->IsGhost();
             for (uint32_t h = 0; h < hosts; ++h)
             {
                 s.routes.push_back(RdmaRoutingHelper::GetPorts(n, h));
@@ -451,7 +451,7 @@ class PartialBuildTestCase : public TestCase
             Ptr<RdmaNodeInfo> ni = n->GetObject<RdmaNodeInfo>();
             if (ni->IsHost() && ni->GetHostIndex() != 9)
             {
-                // from hosts of the other system too (stubs): the ideal FCT of a message
+                // from hosts of the other system too (ghosts): the ideal FCT of a message
                 // that arrives here from another rank
                 RdmaPathInfo p = RdmaPathModel::GetPath(fabric.GetRdmaHelper().GetHostDirectory(),
                                                         ni->GetHostIndex(),
@@ -497,7 +497,7 @@ class PartialBuildTestCase : public TestCase
         const auto part = Build(1, 8, 9, streamsPart, donePart, qpPart);
         NS_TEST_ASSERT_MSG_EQ(all.size(), part.size(), "same nodes");
         uint32_t local = 0;
-        uint32_t stubs = 0;
+        uint32_t ghosts = 0;
         for (size_t i = 0; i < all.size() && i < part.size(); ++i)
         {
             NS_TEST_ASSERT_MSG_EQ(part[i].id, all[i].id, "node id of topology node " << i);
@@ -510,23 +510,23 @@ class PartialBuildTestCase : public TestCase
                                       all[i].devices[d],
                                       "node " << i << " device " << d);
             }
-            NS_TEST_ASSERT_MSG_EQ(all[i].stub, false, "whole build: no stubs");
+            NS_TEST_ASSERT_MSG_EQ(all[i].ghost, false, "whole build: no ghosts");
             NS_TEST_ASSERT_MSG_EQ(part[i].path, all[i].path, "path to host 9 from node " << i);
             NS_TEST_ASSERT_MSG_EQ(all[i].path.empty() || all[i].path[0] == '1',
                                   true,
                                   "a path to host 9 from node " << i << ": " << all[i].path);
             NS_TEST_ASSERT_MSG_EQ(all[i].table, true, "whole build: every node routes");
-            if (part[i].stub)
+            if (part[i].ghost)
             {
-                ++stubs;
+                ++ghosts;
                 NS_TEST_ASSERT_MSG_EQ(part[i].sw || part[i].stack,
                                       false,
                                       "node " << i << " of the other system: no switch or stack");
                 // its routes only (the FCT writer's ideal path across it), as in the whole build
-                NS_TEST_ASSERT_MSG_EQ(part[i].table, true, "routes of stub node " << i);
+                NS_TEST_ASSERT_MSG_EQ(part[i].table, true, "routes of ghost node " << i);
                 NS_TEST_ASSERT_MSG_EQ((part[i].routes == all[i].routes),
                                       true,
-                                      "routes of stub node " << i);
+                                      "routes of ghost node " << i);
             }
             else
             {
@@ -542,7 +542,7 @@ class PartialBuildTestCase : public TestCase
         // system 1: NPUs 8..15 and leaves 2 and 3 (the spines sit with their first
         // neighbour, leaf 0, on system 0)
         NS_TEST_ASSERT_MSG_EQ(local, 10u, "nodes built on system 1");
-        NS_TEST_ASSERT_MSG_EQ(stubs, 12u, "stubs of system 0's nodes");
+        NS_TEST_ASSERT_MSG_EQ(ghosts, 12u, "ghosts of system 0's nodes");
         NS_TEST_ASSERT_MSG_EQ(streamsPart, streamsAll, "random streams as in the whole fabric");
         NS_TEST_ASSERT_MSG_EQ(doneAll.IsStrictlyPositive(), true, "the WRITE completes");
         NS_TEST_ASSERT_MSG_EQ(donePart, doneAll, "same completion time on the local part");

@@ -172,11 +172,11 @@ RoceBackend::SetFabric(std::shared_ptr<const Topology> topo, NodeContainer npus)
         Ptr<RdmaHostStack> s = n->GetObject<RdmaHostStack>();
         // an NPU of another rank in a partial build: its host index, no stack
         Ptr<RdmaNodeInfo> info = n->GetObject<RdmaNodeInfo>();
-        const bool stub = !s && info && info->IsStub() && info->IsHost();
-        NS_ABORT_MSG_IF(!s && !stub && i < topo->GetNpuCount(),
+        const bool ghost = !s && info && info->IsGhost() && info->IsHost();
+        NS_ABORT_MSG_IF(!s && !ghost && i < topo->GetNpuCount(),
                         "RoceBackend::SetFabric: NPU " << i << " (node " << n->GetId()
                                                        << ") has no RdmaHostStack");
-        if (!s && !stub)
+        if (!s && !ghost)
         {
             continue;
         }

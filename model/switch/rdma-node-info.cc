@@ -40,15 +40,15 @@ RdmaNodeInfo::SetSwitch()
 }
 
 void
-RdmaNodeInfo::SetStub(bool stub)
+RdmaNodeInfo::SetGhost(bool ghost)
 {
-    m_stub = stub;
+    m_ghost = ghost;
 }
 
 bool
-RdmaNodeInfo::IsStub() const
+RdmaNodeInfo::IsGhost() const
 {
-    return m_stub;
+    return m_ghost;
 }
 
 void

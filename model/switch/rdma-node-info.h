@@ -46,10 +46,10 @@ class RdmaNodeInfo : public Object
      * Mark a node of another rank in a partial build (RdmaHelper::SetLocalSystem): it has
      * its ports (device indices as in the whole fabric) but no switch, forwarding table,
      * host stack or forwarder.
-     * \param stub true for a node of another rank
+     * \param ghost true for a node of another rank
      */
-    void SetStub(bool stub);
-    bool IsStub() const; //!< \return true for a node of another rank in a partial build
+    void SetGhost(bool ghost);
+    bool IsGhost() const; //!< \return true for a node of another rank in a partial build
     /// A host that relays transit traffic (RdmaHelper::EnableHostTransit) \param relay relays
     void SetRelay(bool relay);
     bool IsRelay() const; //!< \return true for a host that relays transit traffic
@@ -61,7 +61,7 @@ class RdmaNodeInfo : public Object
     bool m_isHost{false};                               //!< host or switch
     uint32_t m_hostIndex{RdmaAddressing::kInvalidHost}; //!< host index
     std::vector<Ptr<RdmaNetDevice>> m_ports;            //!< ports
-    bool m_stub{false};                                 //!< node of another rank
+    bool m_ghost{false};                                //!< node of another rank
     bool m_relay{false};                                //!< host relaying transit traffic
 };
 
