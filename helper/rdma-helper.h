@@ -126,8 +126,9 @@ class RdmaHelper
      * Build only the part of the fabric that runs in this process: nodes whose ns-3
      * system id is not localSystemId become ghosts (RdmaNodeInfo::IsGhost) that keep their
      * ports, so that node ids and device indices are those of the whole fabric (which
-     * ns-3's MpiInterface addresses), but get no switch (MMU, queues), forwarding table,
-     * host stack or transit forwarder. A host ghost is recorded in the host directory
+     * ns-3's MpiInterface addresses), and their forwarding tables (the ideal FCT path of a
+     * message from another rank), but get no switch (MMU, queues), host stack or transit
+     * forwarder. A ghost host is recorded in the host directory
      * (RdmaHostDirectory::AddRemote): a QP to it opens its local end only. SetDistributed
      * calls this; without MPI it builds one rank's part in one process (tests). Call
      * before InstallHosts / Install.

@@ -44,8 +44,8 @@ class RdmaNodeInfo : public Object
 
     /**
      * Mark a node of another rank in a partial build (RdmaHelper::SetLocalSystem): it has
-     * its ports (device indices as in the whole fabric) but no switch, forwarding table,
-     * host stack or forwarder.
+     * its ports (device indices as in the whole fabric) and forwarding table, but no
+     * switch, host stack or forwarder.
      * \param ghost true for a node of another rank
      */
     void SetGhost(bool ghost);
