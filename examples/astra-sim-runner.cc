@@ -51,6 +51,7 @@
 #include "ns3/hpcc-topology-reader.h"
 #include "ns3/network-backend-factory.h"
 #include "ns3/network-module.h"
+#include "ns3/node-order.h"
 #include "ns3/rdma-net-device.h"
 #include "ns3/roce-backend.h"
 #include "ns3/roce-config-reader.h"
@@ -161,6 +162,7 @@ Run(int argc, char* argv[])
     std::string logicalTopology;
     bool memoryIsolated = false;
     bool mpi = false;
+    std::string eventOrder = "node";
     std::string partition = "block";
     double linkErrorRate = 0;
 
@@ -187,7 +189,8 @@ Run(int argc, char* argv[])
 
     // a 4-ary heap: fewer instructions, branch mispredictions and cache misses than ns-3's
     // schedulers with many pending events; event order (time, then insertion) is the same
-    // for every scheduler (override: --SchedulerType=...)
+    // for every scheduler (override: --SchedulerType=... with --event-order=fifo);
+    // --event-order=node replaces it by its node-order variant
     GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::QuadHeapScheduler"));
     AstraCommandLine cmd(__FILE__);
     cmd.AddValue("workload-configuration",
@@ -287,11 +290,17 @@ Run(int argc, char* argv[])
                  "with --mpi: how NPUs and switches are dealt to the ranks (block, dim0-line, "
                  "scale-up, leaf, pod)",
                  partition);
+    cmd.AddValue("event-order",
+                 "order of same-time events: node (by the node that created them, then its own "
+                 "count: the same results on any number of MPI ranks) or fifo (ns-3's order, "
+                 "by scheduling)",
+                 eventOrder);
     cmd.Parse(argc, argv);
     if (mpi)
     {
         Distributed::Enable(&argc, &argv); // input error if the build has no MPI
     }
+    EventOrder::Select(eventOrder, Distributed::GetSize() > 1);
     const bool root = Distributed::GetRank() == 0;
     if (!hpccNetwork.empty())
     {

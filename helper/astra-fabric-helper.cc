@@ -3,6 +3,7 @@
 #include "ns3/abort.h"
 #include "ns3/astra-command-line.h"
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-distributed.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/rdma-host-stack.h"
@@ -386,6 +387,18 @@ AstraFabricHelper::Install(std::shared_ptr<const Topology> topo)
                          " (node " + std::to_string(l.a) + " - node " + std::to_string(l.b) +
                          ") crosses systems with zero latency: a distributed run needs a "
                          "lookahead > 0 (choose another partition policy)");
+    }
+    if (m_rdma->IsDistributed() && !m_cut.links.empty())
+    {
+        astra::Distributed::BoundLookAhead(m_cut.lookahead);
+        if (m_cut.lookahead <= TimeStep(1))
+        {
+            ASTRA_WARN("one-step-lookahead",
+                       "a link crossing ranks has a delay of one time step: a frame of zero "
+                       "serialization time over it may arrive in the time step the receiving "
+                       "rank is running, and same-time events can then run in another order "
+                       "than in one process");
+        }
     }
     for (uint32_t i = 0; i < nodes; ++i)
     {

@@ -601,9 +601,12 @@ class MpiAvailabilityTestCase : public TestCase
         f.meta.intStack[1].qlenBytes = 4321;
         f.meta.frameBytes = 1100;
         RdmaQueuedFrame g;
-        NS_TEST_ASSERT_MSG_EQ(RdmaRemoteChannel::Decode(RdmaRemoteChannel::Encode(f), g),
-                              true,
-                              "decoded");
+        uint64_t tie = 0;
+        NS_TEST_ASSERT_MSG_EQ(
+            RdmaRemoteChannel::Decode(RdmaRemoteChannel::Encode(f, 0xABCDEF0123456789ULL), g, &tie),
+            true,
+            "decoded");
+        NS_TEST_ASSERT_MSG_EQ(tie, 0xABCDEF0123456789ULL, "the node-order tie-break travels");
         NS_TEST_ASSERT_MSG_EQ(g.meta.psn, 0x123456u, "PSN");
         NS_TEST_ASSERT_MSG_EQ(g.meta.immTag, 77u, "tag");
         NS_TEST_ASSERT_MSG_EQ(g.meta.msgPostTs, 123456789, "post time");

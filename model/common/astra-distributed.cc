@@ -10,7 +10,9 @@
 #include <cstdlib>
 
 #ifdef NS3_MPI
+#include "ns3/distributed-simulator-impl.h"
 #include "ns3/mpi-interface.h"
+#include "ns3/simulator.h"
 
 #include <mpi.h>
 #endif
@@ -200,6 +202,22 @@ Distributed::Barrier()
 }
 
 void
+Distributed::BoundLookAhead(Time smallestCutDelay)
+{
+    if (!MpiInterface::IsEnabled() || MpiInterface::GetSize() < 2 ||
+        smallestCutDelay <= TimeStep(1))
+    {
+        return;
+    }
+    Ptr<DistributedSimulatorImpl> impl =
+        DynamicCast<DistributedSimulatorImpl>(Simulator::GetImplementation());
+    if (impl)
+    {
+        impl->BoundLookAhead(smallestCutDelay - TimeStep(1));
+    }
+}
+
+void
 Distributed::Abort(int status)
 {
     if (MpiInterface::IsEnabled())
@@ -262,6 +280,11 @@ Distributed::AllReduceMax(uint64_t v)
 
 void
 Distributed::Barrier()
+{
+}
+
+void
+Distributed::BoundLookAhead(Time)
 {
 }
 

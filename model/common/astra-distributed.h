@@ -7,6 +7,8 @@
 #ifndef ASTRA_DISTRIBUTED_H
 #define ASTRA_DISTRIBUTED_H
 
+#include "ns3/nstime.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -68,6 +70,16 @@ class Distributed
     static uint64_t AllReduceMax(uint64_t v);
     /// Wait for every rank (no-op when not enabled).
     static void Barrier();
+    /**
+     * Set the window of ns-3's distributed simulator from the smallest delay of a link
+     * crossing ranks: one time step less than it, so that a frame sent in a window
+     * (arrival >= send time + delay, even for a frame of zero serialization time) always
+     * arrives after the window's last time stamp, before the receiving rank has run any
+     * event of that time stamp (the node event order needs it). A delay of one time step
+     * stays the window. No-op without MPI, on one rank, or with the sequential engine.
+     * \param smallestCutDelay the smallest delay of a cut link
+     */
+    static void BoundLookAhead(Time smallestCutDelay);
     /// Stop every rank at once after a fatal error on this one \param status exit status
     [[noreturn]] static void Abort(int status);
 

@@ -139,6 +139,12 @@ QuadHeapScheduler::Grow()
 void
 QuadHeapScheduler::Insert(const Scheduler::Event& ev)
 {
+    InsertWithTie(ev, ev.key.m_uid);
+}
+
+void
+QuadHeapScheduler::InsertWithTie(const Scheduler::Event& ev, uint64_t tie)
+{
     if (m_size == m_capacity)
     {
         Grow();
@@ -148,8 +154,8 @@ QuadHeapScheduler::Insert(const Scheduler::Event& ev)
     SiftUp(m_keys,
            m_payloads,
            p,
-           (Key(ev.key.m_ts) << 32) | ev.key.m_uid,
-           Payload{ev.impl, ev.key.m_context});
+           (Key(ev.key.m_ts) << 64) | tie,
+           Payload{ev.impl, ev.key.m_context, ev.key.m_uid});
 }
 
 bool
@@ -162,12 +168,12 @@ Scheduler::Event
 QuadHeapScheduler::PeekNext() const
 {
     NS_ASSERT(m_size > 0);
-    const Key k = m_keys[kBase];
+    const Payload& v = m_payloads[kBase];
     Scheduler::Event ev;
-    ev.impl = m_payloads[kBase].impl;
-    ev.key.m_ts = static_cast<uint64_t>(k >> 32);
-    ev.key.m_uid = static_cast<uint32_t>(k);
-    ev.key.m_context = m_payloads[kBase].ctx;
+    ev.impl = v.impl;
+    ev.key.m_ts = static_cast<uint64_t>(m_keys[kBase] >> 64);
+    ev.key.m_uid = v.uid;
+    ev.key.m_context = v.ctx;
     return ev;
 }
 
@@ -202,7 +208,7 @@ QuadHeapScheduler::Remove(const Scheduler::Event& ev)
 {
     const std::size_t end = kBase + m_size;
     std::size_t p = kBase;
-    while (p < end && static_cast<uint32_t>(m_keys[p]) != ev.key.m_uid)
+    while (p < end && m_payloads[p].uid != ev.key.m_uid)
     {
         ++p;
     }

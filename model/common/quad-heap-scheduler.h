@@ -21,9 +21,11 @@ namespace astra
  * Event scheduler: a 4-ary min-heap ordered by (time stamp, event uid), the order of every
  * ns-3 scheduler, so swapping it for another scheduler never changes a result.
  *
- * The keys ((time stamp << 32) | uid, 16 bytes, compared as one 128-bit number without a
- * branch) sit in one 64-byte aligned array so that the four children of a node share one cache
- * line; the event pointers and contexts sit in a parallel array. RemoveNext walks the hole
+ * The keys ((time stamp << 64) | tie-break, 16 bytes, compared as one 128-bit number without a
+ * branch; the tie-break is the uid here) sit in one 64-byte aligned array so that the four
+ * children of a node share one cache line; the event pointers, contexts and uids sit in a
+ * parallel array. NodeOrderScheduler (ns3/node-order.h) is the same heap with another
+ * tie-break. RemoveNext walks the hole
  * left by the root down to a leaf along the smaller children (three branch-free comparisons
  * per level, log4 of the pending events levels) and lifts the last element from there (the
  * last element is late, so it rarely climbs). Against ns-3's binary-heap
@@ -53,8 +55,16 @@ class QuadHeapScheduler : public Scheduler
         return m_size;
     }
 
+  protected:
+    /**
+     * Insert an event with the tie-break of its time stamp.
+     * \param ev the event
+     * \param tie events of one time stamp leave in increasing tie order
+     */
+    void InsertWithTie(const Scheduler::Event& ev, uint64_t tie);
+
   private:
-    /// (time stamp << 32) | uid: one unsigned comparison orders events by (time, uid)
+    /// (time stamp << 64) | tie-break: one unsigned comparison orders events
     __extension__ typedef unsigned __int128 Key;
 
     /// what travels with a key
@@ -62,6 +72,7 @@ class QuadHeapScheduler : public Scheduler
     {
         EventImpl* impl; //!< the event
         uint32_t ctx;    //!< its context
+        uint32_t uid;    //!< its uid (Remove, PeekNext)
     };
 
     /// First array position of the heap: node i is at position i + kBase, so that the four

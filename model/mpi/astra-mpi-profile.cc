@@ -7,6 +7,7 @@
  */
 
 #include "ns3/astra-distributed.h"
+#include "ns3/node-order.h"
 
 #include <chrono>
 #include <mpi.h>
@@ -24,5 +25,25 @@ MPI_Allgather(const void* sendbuf,
     const int r = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     ns3::astra::Distributed::AddSync(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    return r;
+}
+
+/*
+ * Node event order (ns3/node-order.h): ns-3's MPI receive code (ReceiveMessages of the
+ * granted-time-window interface) polls its receives with MPI_Testany and schedules one
+ * event per completed receive right after it. That event is marked to run first in its
+ * time stamp; it re-schedules the frame under the tie-break its sender reserved.
+ */
+extern "C" int
+MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status)
+{
+    const int r = PMPI_Testany(count, requests, index, flag, status);
+    if (r == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED)
+    {
+        if (ns3::astra::NodeOrderScheduler* s = ns3::astra::NodeOrderScheduler::GetActive())
+        {
+            s->NoteMpiReceive();
+        }
+    }
     return r;
 }

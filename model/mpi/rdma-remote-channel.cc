@@ -3,6 +3,7 @@
 #include "ns3/log.h"
 #include "ns3/mpi-interface.h"
 #include "ns3/mpi-receiver.h"
+#include "ns3/node-order.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 
@@ -17,8 +18,8 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaRemoteChannel);
 
 namespace
 {
-constexpr uint32_t kFrameMagic = 0x52444d41;            //!< "RDMA": an encoded frame
-constexpr uint32_t kHeaderBytes = 8 + sizeof(RdmaMeta); //!< magic, flags, meta
+constexpr uint32_t kFrameMagic = 0x52444d41;             //!< "RDMA": an encoded frame
+constexpr uint32_t kHeaderBytes = 16 + sizeof(RdmaMeta); //!< magic, flags, tie, meta
 
 /// MpiReceiver callback: the channel and the receiving end are bound
 void ReceiveThunk(RdmaRemoteChannel* ch, uint8_t to, Ptr<Packet> p);
@@ -66,13 +67,14 @@ RdmaRemoteChannel::Attach(Ptr<RdmaNetDevice> dev)
 }
 
 Ptr<Packet>
-RdmaRemoteChannel::Encode(const RdmaQueuedFrame& frame)
+RdmaRemoteChannel::Encode(const RdmaQueuedFrame& frame, uint64_t tie)
 {
     uint8_t buf[kHeaderBytes];
     const uint32_t flags = frame.packet ? 1u : 0u;
     std::memcpy(buf, &kFrameMagic, 4);
     std::memcpy(buf + 4, &flags, 4);
-    std::memcpy(buf + 8, &frame.meta, sizeof(RdmaMeta)); // plain data; one binary on every rank
+    std::memcpy(buf + 8, &tie, 8);
+    std::memcpy(buf + 16, &frame.meta, sizeof(RdmaMeta)); // plain data; one binary on every rank
     Ptr<Packet> p = Create<Packet>(buf, kHeaderBytes);
     if (frame.packet)
     {
@@ -82,7 +84,7 @@ RdmaRemoteChannel::Encode(const RdmaQueuedFrame& frame)
 }
 
 bool
-RdmaRemoteChannel::Decode(Ptr<Packet> p, RdmaQueuedFrame& frame)
+RdmaRemoteChannel::Decode(Ptr<Packet> p, RdmaQueuedFrame& frame, uint64_t* tie)
 {
     if (!p || p->GetSize() < kHeaderBytes)
     {
@@ -98,7 +100,11 @@ RdmaRemoteChannel::Decode(Ptr<Packet> p, RdmaQueuedFrame& frame)
     {
         return false;
     }
-    std::memcpy(&frame.meta, buf + 8, sizeof(RdmaMeta));
+    if (tie)
+    {
+        std::memcpy(tie, buf + 8, 8);
+    }
+    std::memcpy(&frame.meta, buf + 16, sizeof(RdmaMeta));
     frame.inPort = 0;
     if (flags & 1u)
     {
@@ -114,11 +120,14 @@ RdmaRemoteChannel::Decode(Ptr<Packet> p, RdmaQueuedFrame& frame)
 }
 
 void
-RdmaRemoteChannel::SendRemote(const RdmaQueuedFrame& frame, uint8_t d, int64_t arrivalTs)
+RdmaRemoteChannel::SendRemote(const RdmaQueuedFrame& frame,
+                              uint8_t d,
+                              int64_t arrivalTs,
+                              uint64_t tie)
 {
     Ptr<RdmaNetDevice> to = GetRdmaDevice(1 - d);
     ++m_sentRemote;
-    MpiInterface::SendPacket(Encode(frame),
+    MpiInterface::SendPacket(Encode(frame, tie),
                              TimeStep(arrivalTs),
                              to->GetNode()->GetId(),
                              to->GetIfIndex());
@@ -128,12 +137,33 @@ void
 RdmaRemoteChannel::ReceiveRemote(uint8_t to, Ptr<Packet> p)
 {
     RdmaFrameSlot* slot = RdmaFrameSlot::Get();
-    if (!Decode(p, slot->frame))
+    uint64_t tie = 0;
+    if (!Decode(p, slot->frame, &tie))
     {
         RdmaFrameSlot::Put(slot);
         NS_FATAL_ERROR("RdmaRemoteChannel: a message that is not an RDMA frame arrived");
     }
     ++m_rcvdRemote;
+    if (astra::EventOrder::IsNodeOrder())
+    {
+        // this event was scheduled by ns-3's MPI code and runs before the other events of
+        // its time stamp: the frame takes its own place among them
+        Ptr<RdmaNetDevice> dev = GetRdmaDevice(to);
+        astra::EventOrder::SetNext(tie);
+        Simulator::ScheduleWithContext(dev->GetNode()->GetId(),
+                                       Time(0),
+                                       &RdmaRemoteChannel::DeliverRemote,
+                                       this,
+                                       slot,
+                                       to);
+        return;
+    }
+    DeliverSlot(slot, PeekPointer(GetRdmaDevice(to)));
+}
+
+void
+RdmaRemoteChannel::DeliverRemote(RdmaFrameSlot* slot, uint8_t to)
+{
     DeliverSlot(slot, PeekPointer(GetRdmaDevice(to)));
 }
 

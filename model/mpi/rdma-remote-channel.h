@@ -43,29 +43,39 @@ class RdmaRemoteChannel : public RdmaChannel
     /**
      * Serialize a frame for the other rank.
      * \param frame the frame
+     * \param tie its reception event's tie-break in node event order
      * \return the message packet
      */
-    static Ptr<Packet> Encode(const RdmaQueuedFrame& frame);
+    static Ptr<Packet> Encode(const RdmaQueuedFrame& frame, uint64_t tie = 0);
     /**
      * Rebuild a frame from Encode's packet.
      * \param p the message packet
      * \param frame filled (inPort 0)
+     * \param tie if not null, filled with Encode's tie-break
      * \return false if the packet is not an encoded frame
      */
-    static bool Decode(Ptr<Packet> p, RdmaQueuedFrame& frame);
+    static bool Decode(Ptr<Packet> p, RdmaQueuedFrame& frame, uint64_t* tie = nullptr);
 
     /**
      * \internal A frame for end `to` arrived from the other rank (MpiReceiver callback):
-     * delivered to the device now.
+     * delivered to the device now, or in node event order rescheduled now under the
+     * tie-break its sender reserved (this event, scheduled by ns-3's MPI code, runs first
+     * in its time stamp).
      * \param to receiving end
      * \param p the message
      */
     void ReceiveRemote(uint8_t to, Ptr<Packet> p);
 
   protected:
-    void SendRemote(const RdmaQueuedFrame& frame, uint8_t d, int64_t arrivalTs) override;
+    void SendRemote(const RdmaQueuedFrame& frame,
+                    uint8_t d,
+                    int64_t arrivalTs,
+                    uint64_t tie) override;
 
   private:
+    /// Node event order: deliver a received frame \param slot the frame \param to end
+    void DeliverRemote(RdmaFrameSlot* slot, uint8_t to);
+
     uint64_t m_sentRemote{0}; //!< frames sent to the other rank
     uint64_t m_rcvdRemote{0}; //!< frames received from it
 };

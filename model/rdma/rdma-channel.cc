@@ -6,6 +6,7 @@
 #include "ns3/astra-diagnostics.h"
 #include "ns3/event-impl.h"
 #include "ns3/log.h"
+#include "ns3/node-order.h"
 #include "ns3/simulator.h"
 
 namespace ns3
@@ -114,13 +115,15 @@ RdmaChannel::TransmitSlot(RdmaFrameSlot* slot, RdmaNetDevice* from, Time txTime)
                                                                << " attached device(s)");
     }
     ++m_frames;
+    // node event order: the reception event is created by the sender, now
+    const uint64_t tie = astra::EventOrder::Reserve();
     if (m_remote[d])
     {
         // the frame leaves for the other rank now; its slot stays here until the arrival
         // time (the sending device reads it until the end of serialization)
         const int64_t at =
             Simulator::Now().GetTimeStep() + txTime.GetTimeStep() + m_delay.GetTimeStep();
-        SendRemote(slot->frame, d, at);
+        SendRemote(slot->frame, d, at, tie);
     }
     Direction& dir = m_dir[d];
     uint32_t cap = static_cast<uint32_t>(dir.ring.size());
@@ -139,7 +142,7 @@ RdmaChannel::TransmitSlot(RdmaFrameSlot* slot, RdmaNetDevice* from, Time txTime)
     const int64_t now = Simulator::Now().GetTimeStep();
     const uint64_t arrival =
         static_cast<uint64_t>(now + txTime.GetTimeStep() + m_delay.GetTimeStep());
-    dir.ring[(dir.head + dir.size) & (cap - 1)] = InFlight{slot, arrival};
+    dir.ring[(dir.head + dir.size) & (cap - 1)] = InFlight{slot, arrival, tie};
     ++dir.size;
     if (!dir.scheduled)
     {
@@ -154,6 +157,7 @@ RdmaChannel::ScheduleHead(uint8_t d, int64_t now)
     NS_ASSERT(now == Simulator::Now().GetTimeStep());
     const int64_t at = static_cast<int64_t>(dir.ring[dir.head].arrivalTs);
     dir.scheduled = true;
+    astra::EventOrder::SetNext(dir.ring[dir.head].tie);
     Simulator::ScheduleWithContext(PeekPointer(m_dev[1 - d])->m_contextId,
                                    TimeStep(at > now ? at - now : 0),
                                    new RdmaChannelDeliverEvent(this, d));
@@ -223,7 +227,7 @@ RdmaChannel::SetRemoteDirection(uint8_t d, bool remote)
 }
 
 void
-RdmaChannel::SendRemote(const RdmaQueuedFrame&, uint8_t d, int64_t)
+RdmaChannel::SendRemote(const RdmaQueuedFrame&, uint8_t d, int64_t, uint64_t)
 {
     NS_FATAL_ERROR("RdmaChannel: direction " << int(d) << " is remote on a local channel");
 }

@@ -4,6 +4,9 @@
  * starts serialization; the frame reaches the peer's Receive() at
  * now + txTime + delay (in the peer node's context), one event per frame.
  *
+ * In node event order (ns3/node-order.h) a frame's reception event takes the tie-break
+ * its sending node reserved when the frame left, whichever event schedules it.
+ *
  * Frames in flight in one direction arrive in the order they were sent, so each
  * direction keeps them in a FIFO and has at most ONE pending reception event (for
  * the head frame; the next one is scheduled when it is delivered). The simulator's
@@ -92,8 +95,12 @@ class RdmaChannel : public Channel
      * \param frame the frame
      * \param d direction (the sending end)
      * \param arrivalTs absolute arrival time of its last bit (Time steps)
+     * \param tie the reception event's tie-break in node event order (EventOrder)
      */
-    virtual void SendRemote(const RdmaQueuedFrame& frame, uint8_t d, int64_t arrivalTs);
+    virtual void SendRemote(const RdmaQueuedFrame& frame,
+                            uint8_t d,
+                            int64_t arrivalTs,
+                            uint64_t tie);
 
     /**
      * Hand a frame that arrived now to a device (as the reception event does).
@@ -119,6 +126,7 @@ class RdmaChannel : public Channel
     {
         RdmaFrameSlot* slot; //!< the frame
         uint64_t arrivalTs;  //!< absolute arrival time (Time steps)
+        uint64_t tie;        //!< its reception event's tie-break (node event order)
     };
 
     /// Frames in flight in one direction (FIFO ring, power-of-two capacity).

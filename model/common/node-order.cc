@@ -1,0 +1,231 @@
+#include "node-order.h"
+
+#include "astra-diagnostics.h"
+
+#include "ns3/abort.h"
+#include "ns3/event-impl.h"
+#include "ns3/global-value.h"
+#include "ns3/string.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+namespace astra
+{
+
+NS_OBJECT_ENSURE_REGISTERED(NodeOrderScheduler);
+NS_OBJECT_ENSURE_REGISTERED(NodeOrderSimulatorImpl);
+
+NodeOrderScheduler* NodeOrderScheduler::s_active = nullptr;
+
+TypeId
+NodeOrderScheduler::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::astra::NodeOrderScheduler")
+                            .SetParent<QuadHeapScheduler>()
+                            .SetGroupName("AstraSim")
+                            .AddConstructor<NodeOrderScheduler>();
+    return tid;
+}
+
+NodeOrderScheduler::NodeOrderScheduler()
+{
+    s_active = this;
+}
+
+NodeOrderScheduler::~NodeOrderScheduler()
+{
+    if (s_active == this)
+    {
+        s_active = nullptr;
+    }
+}
+
+uint64_t
+NodeOrderScheduler::Next(uint32_t ctx)
+{
+    uint64_t creator;
+    uint64_t* seq;
+    if (ctx == 0xFFFFFFFF)
+    {
+        creator = kNoCreator;
+        seq = &m_noCreatorSeq;
+    }
+    else
+    {
+        NS_ABORT_MSG_IF(ctx >= kMaxNodes,
+                        "NodeOrderScheduler: node id " << ctx << " past the order's " << kMaxNodes
+                                                       << " nodes");
+        creator = uint64_t(ctx) + 1;
+        if (creator >= m_seq.size())
+        {
+            m_seq.resize(creator + 1, 0);
+        }
+        seq = &m_seq[creator];
+    }
+    const uint64_t s = (*seq)++;
+    NS_ABORT_MSG_IF(s > kSeqMask, "NodeOrderScheduler: more than 2^40 events of one node");
+    return (creator << kSeqBits) | s;
+}
+
+void
+NodeOrderScheduler::Insert(const Scheduler::Event& ev)
+{
+    uint64_t tie;
+    if (m_mpiNext)
+    {
+        m_mpiNext = false;
+        tie = m_mpiSeq++; // creator 0: first of its time stamp
+    }
+    else if (m_hasNext)
+    {
+        m_hasNext = false;
+        tie = m_next;
+    }
+    else
+    {
+        tie = Next(m_current);
+    }
+    InsertWithTie(ev, tie);
+}
+
+Scheduler::Event
+NodeOrderScheduler::RemoveNext()
+{
+    const Scheduler::Event ev = QuadHeapScheduler::RemoveNext();
+    if (ev.key.m_ts != m_runTs)
+    {
+        m_runTs = ev.key.m_ts;
+        m_runUids.clear();
+        m_runSorted = 0;
+    }
+    m_runUids.push_back(ev.key.m_uid);
+    // the simulator runs this event next, in its context: what it schedules, it creates
+    m_current = ev.key.m_context;
+    return ev;
+}
+
+bool
+NodeOrderScheduler::WasRunAt(uint64_t ts, uint32_t uid) const
+{
+    if (ts != m_runTs)
+    {
+        return false;
+    }
+    const std::size_t n = m_runUids.size();
+    if (n - m_runSorted > 32)
+    {
+        // many events in one time stamp: keep the searched part sorted
+        std::sort(m_runUids.begin() + long(m_runSorted), m_runUids.end());
+        std::inplace_merge(m_runUids.begin(),
+                           m_runUids.begin() + long(m_runSorted),
+                           m_runUids.end());
+        m_runSorted = n;
+    }
+    if (std::binary_search(m_runUids.begin(), m_runUids.begin() + long(m_runSorted), uid))
+    {
+        return true;
+    }
+    return std::find(m_runUids.begin() + long(m_runSorted), m_runUids.end(), uid) !=
+           m_runUids.end();
+}
+
+bool
+NodeOrderIsExpired(const EventId& id, uint64_t nowTs, bool& decided)
+{
+    const NodeOrderScheduler* s = NodeOrderScheduler::GetActive();
+    if (id.GetUid() == EventId::UID::DESTROY || !s)
+    {
+        decided = false;
+        return false;
+    }
+    decided = true;
+    EventImpl* impl = id.PeekEventImpl();
+    if (!impl || impl->IsCancelled())
+    {
+        return true;
+    }
+    if (id.GetTs() != nowTs)
+    {
+        return id.GetTs() < nowTs;
+    }
+    return s->WasRunAt(nowTs, id.GetUid());
+}
+
+void
+CheckNodeOrderScheduler(const ObjectFactory& f, const std::string& impl)
+{
+    if (f.GetTypeId() != NodeOrderScheduler::GetTypeId())
+    {
+        throw InputError(impl + " needs SchedulerType=ns3::astra::NodeOrderScheduler, not " +
+                         f.GetTypeId().GetName() + " (event order 'node')");
+    }
+}
+
+TypeId
+NodeOrderSimulatorImpl::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::astra::NodeOrderSimulatorImpl")
+                            .SetParent<DefaultSimulatorImpl>()
+                            .SetGroupName("AstraSim")
+                            .AddConstructor<NodeOrderSimulatorImpl>();
+    return tid;
+}
+
+NodeOrderSimulatorImpl::NodeOrderSimulatorImpl() = default;
+NodeOrderSimulatorImpl::~NodeOrderSimulatorImpl() = default;
+
+bool
+NodeOrderSimulatorImpl::IsExpired(const EventId& id) const
+{
+    bool decided = false;
+    const bool expired = NodeOrderIsExpired(id, uint64_t(Now().GetTimeStep()), decided);
+    return decided ? expired : DefaultSimulatorImpl::IsExpired(id);
+}
+
+void
+NodeOrderSimulatorImpl::SetScheduler(ObjectFactory schedulerFactory)
+{
+    CheckNodeOrderScheduler(schedulerFactory, "ns3::astra::NodeOrderSimulatorImpl");
+    DefaultSimulatorImpl::SetScheduler(schedulerFactory);
+}
+
+void
+EventOrder::Select(const std::string& order, bool distributed)
+{
+    if (order != "node" && order != "fifo")
+    {
+        throw InputError("--event-order: unknown order '" + order +
+                         "' (node: same-time events by the node that created them, the "
+                         "same on any number of MPI ranks; fifo: ns-3's order)");
+    }
+    if (order == "fifo")
+    {
+        return;
+    }
+    StringValue current;
+    GlobalValue::GetValueByName("SchedulerType", current);
+    const std::string sched = current.Get();
+    if (sched != "ns3::astra::QuadHeapScheduler" && sched != "ns3::astra::NodeOrderScheduler")
+    {
+        throw InputError("--SchedulerType=" + sched +
+                         " does not keep the node event order (--event-order=node has "
+                         "its own scheduler); drop it or pass --event-order=fifo");
+    }
+    if (distributed)
+    {
+        TypeId tid;
+        if (!TypeId::LookupByNameFailSafe("ns3::astra::NodeOrderDistributedSimulatorImpl", &tid))
+        {
+            throw InputError("--event-order=node on MPI ranks: this build has no MPI");
+        }
+    }
+    GlobalValue::Bind("SimulatorImplementationType",
+                      StringValue(distributed ? "ns3::astra::NodeOrderDistributedSimulatorImpl"
+                                              : "ns3::astra::NodeOrderSimulatorImpl"));
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::NodeOrderScheduler"));
+}
+
+} // namespace astra
+} // namespace ns3

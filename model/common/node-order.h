@@ -1,0 +1,195 @@
+/*
+ * Node event order: events of one time stamp ordered by the node that created them and
+ * that node's own count, an order that does not depend on how nodes are split over MPI
+ * ranks. A run in this order gives the same results in one process and on any number of
+ * ranks.
+ */
+
+#ifndef ASTRA_NODE_ORDER_H
+#define ASTRA_NODE_ORDER_H
+
+#include "quad-heap-scheduler.h"
+
+#include "ns3/default-simulator-impl.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+namespace astra
+{
+
+/**
+ * \ingroup astra-sim
+ * Event scheduler whose events of one time stamp leave in *node order*: by the node
+ * whose event created them (the context running when they were scheduled), then by that
+ * node's count of events created.
+ *
+ * ns-3's own order breaks ties by a global count of scheduled events (the uid). On MPI
+ * ranks that count differs from a single process's, and a frame from another rank is
+ * scheduled when its message is received rather than when it was sent: same-nanosecond
+ * events then run in another order, and results differ by a few nanoseconds. Node order
+ * depends only on what each node did, which is the same on every partition:
+ * - the tie-break of an event is (creator << 40) | sequence, creator 1 + node id (the
+ *   running context), 0xFFFFFF outside any node (set-up, global events);
+ * - a link's reception event takes the tie-break its sending node reserved when the frame
+ *   left (EventOrder::Reserve / SetNext), also when the frame crosses ranks;
+ * - an event scheduled by ns-3's MPI receive code (EventOrder::NoteMpiReceive) gets
+ *   creator 0: it runs before every other event of its time stamp and only re-schedules
+ *   the frame under the tie-break its sender reserved.
+ *
+ * Running events out of uid order changes what ns-3's IsExpired says of events of the
+ * current time stamp, so this scheduler runs only under NodeOrderSimulatorImpl or its
+ * distributed variant, which ask the scheduler instead (WasRunAt).
+ */
+class NodeOrderScheduler : public QuadHeapScheduler
+{
+  public:
+    /// \return the TypeId
+    static TypeId GetTypeId();
+    NodeOrderScheduler();
+    ~NodeOrderScheduler() override;
+
+    void Insert(const Scheduler::Event& ev) override;
+    Scheduler::Event RemoveNext() override;
+
+    /// \return the scheduler of the running simulation if it is a NodeOrderScheduler
+    static NodeOrderScheduler* GetActive()
+    {
+        return s_active;
+    }
+
+    /**
+     * Reserve the tie-break of an event the running context will schedule later (a
+     * reception event of a link, created when the frame leaves).
+     * \return the tie-break
+     */
+    uint64_t Reserve()
+    {
+        return Next(m_current);
+    }
+
+    /// The next Insert takes this tie-break. \param tie from Reserve
+    void SetNext(uint64_t tie)
+    {
+        m_next = tie;
+        m_hasNext = true;
+    }
+
+    /// The next Insert comes from ns-3's MPI receive code (creator 0).
+    void NoteMpiReceive()
+    {
+        m_mpiNext = true;
+    }
+
+    /**
+     * \param ts a time stamp \param uid an event uid
+     * \return whether the event left the scheduler to run at ts, ts being the time stamp
+     * of the event that left last
+     */
+    bool WasRunAt(uint64_t ts, uint32_t uid) const;
+
+    static constexpr uint32_t kSeqBits = 40;                     //!< bits of the sequence
+    static constexpr uint64_t kNoCreator = 0xFFFFFF;             //!< creator outside any node
+    static constexpr uint32_t kMaxNodes = kNoCreator - 1;        //!< node ids 0 .. kMaxNodes - 1
+    static constexpr uint64_t kSeqMask = (1ULL << kSeqBits) - 1; //!< sequence field
+
+  private:
+    /// \param ctx a creating context \return its next tie-break
+    uint64_t Next(uint32_t ctx);
+
+    static NodeOrderScheduler* s_active; //!< the live instance (one simulation at a time)
+
+    uint32_t m_current{0xFFFFFFFF};          //!< context of the event that left last
+    std::vector<uint64_t> m_seq;             //!< next sequence per creator field (nodes)
+    uint64_t m_noCreatorSeq{0};              //!< next sequence outside any node
+    uint64_t m_mpiSeq{0};                    //!< next sequence of MPI receive events
+    uint64_t m_next{0};                      //!< SetNext's tie-break
+    bool m_hasNext{false};                   //!< m_next is set
+    bool m_mpiNext{false};                   //!< NoteMpiReceive was called
+    uint64_t m_runTs{0};                     //!< time stamp of m_runUids
+    mutable std::vector<uint32_t> m_runUids; //!< uids that left at m_runTs
+    mutable std::size_t m_runSorted{0};      //!< m_runUids[0, m_runSorted) is sorted
+};
+
+/**
+ * \ingroup astra-sim
+ * The order of same-time events of a run: what the programs' --event-order selects and
+ * the hooks the fabric calls (no-ops in ns-3's order).
+ */
+class EventOrder
+{
+  public:
+    /**
+     * Select the order of the simulation about to be created (before anything uses the
+     * Simulator): binds SimulatorImplementationType and SchedulerType.
+     * \param order "node" (NodeOrderScheduler) or "fifo" (ns-3's order; the
+     *        QuadHeapScheduler and the default or distributed simulator)
+     * \param distributed the MPI engine (ns3::DistributedSimulatorImpl's node-order
+     *        variant for "node"), else the sequential one
+     * Throws InputError for another order, or "node" with distributed in a build without
+     * MPI.
+     */
+    static void Select(const std::string& order, bool distributed);
+
+    /// \return the tie-break for a later event of the running context (0 in ns-3's order)
+    static uint64_t Reserve()
+    {
+        NodeOrderScheduler* s = NodeOrderScheduler::GetActive();
+        return s ? s->Reserve() : 0;
+    }
+
+    /// The next scheduled event takes tie \param tie from Reserve (no-op in ns-3's order)
+    static void SetNext(uint64_t tie)
+    {
+        if (NodeOrderScheduler* s = NodeOrderScheduler::GetActive())
+        {
+            s->SetNext(tie);
+        }
+    }
+
+    /// \return whether the running simulation is in node order
+    static bool IsNodeOrder()
+    {
+        return NodeOrderScheduler::GetActive() != nullptr;
+    }
+};
+
+/**
+ * \ingroup astra-sim
+ * ns-3's sequential simulator for NodeOrderScheduler: IsExpired asks the scheduler about
+ * events of the current time stamp (they do not run in uid order).
+ */
+class NodeOrderSimulatorImpl : public DefaultSimulatorImpl
+{
+  public:
+    /// \return the TypeId
+    static TypeId GetTypeId();
+    NodeOrderSimulatorImpl();
+    ~NodeOrderSimulatorImpl() override;
+
+    bool IsExpired(const EventId& id) const override;
+    /// Only a NodeOrderScheduler (InputError otherwise) \param schedulerFactory the type
+    void SetScheduler(ObjectFactory schedulerFactory) override;
+};
+
+/**
+ * IsExpired of a node-order simulator.
+ * \param id the event \param nowTs the current time stamp
+ * \param[out] decided false if the base class must decide (destroy events)
+ * \return whether the event ran, was cancelled or removed
+ */
+bool NodeOrderIsExpired(const EventId& id, uint64_t nowTs, bool& decided);
+
+/**
+ * Refuse any scheduler but NodeOrderScheduler for a node-order simulator.
+ * \param f the factory \param impl the simulator's type name (for the message)
+ */
+void CheckNodeOrderScheduler(const ObjectFactory& f, const std::string& impl);
+
+} // namespace astra
+} // namespace ns3
+
+#endif /* ASTRA_NODE_ORDER_H */
