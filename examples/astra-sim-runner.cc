@@ -155,7 +155,7 @@ Run(int argc, char* argv[])
     uint64_t queueSampleNs = 1000;
     double progressSec = 5;
     uint64_t hangNs = 10000000;
-    int64_t rngStream = -1;
+    int64_t rngStream = 0;
     uint32_t textPasses = 1;
     uint64_t maxTraceMib = limits::kMaxTraceFileBytes >> 20;
     std::string roceConfig;
@@ -264,8 +264,9 @@ Run(int argc, char* argv[])
                  progressSec,
                  OptionRange::Closed(0, 1e9, "s"));
     cmd.AddValue("rng-stream",
-                 "RoCE: first random stream of the switches' ECN draws (-1: ns-3's automatic "
-                 "numbering; >= 0: results independent of earlier scenarios in the process)",
+                 "RoCE: first random stream of the switches' ECN draws (>= 0: the draws of a "
+                 "switch do not depend on what else was created, in one process or on any "
+                 "number of MPI ranks; -1: ns-3's automatic numbering, single process only)",
                  rngStream,
                  OptionRange::Closed(-1, 1e15));
     cmd.AddValue("hang-ns",

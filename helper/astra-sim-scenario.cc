@@ -210,6 +210,12 @@ AstraSimScenario::Build()
         {
             m_fabric.AssignStreams(m_rngStreams);
         }
+        else if (m_distributed)
+        {
+            throw InputError("random streams: ns-3's automatic numbering (-1) depends on "
+                             "which switches a rank creates; a distributed run needs a "
+                             "first stream number >= 0 (--rng-stream)");
+        }
         m_roce = DynamicCast<RoceBackend>(NetworkBackendFactory::Create(m_kind, m_topo, false));
         if (!m_roce)
         {

@@ -103,7 +103,9 @@ class AstraSimScenario
      * \p first >= 0 numbers them from \p first (AstraFabricHelper::AssignStreams),
      * so the results do not depend on what ran before in the same process; -1
      * (default) keeps ns-3's automatic stream numbering, under which a
-     * scenario's draws depend on the random variables created before it.
+     * scenario's draws depend on the random variables created before it
+     * (refused in a distributed run, where each rank creates only its own
+     * switches' variables).
      * \param first first stream number, or -1
      */
     void SetRngStreams(int64_t first);

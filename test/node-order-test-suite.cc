@@ -100,21 +100,24 @@ class NodeOrderTiesTestCase : public TestCase
     void DoRun() override
     {
         NodeOrderSim sim;
-        // set-up (no node): one event for 10 ns first of all, so first in ns-3's order
-        Simulator::ScheduleWithContext(4, NanoSeconds(10), &NodeOrderTiesTestCase::Log, this, "x");
+        // set-up (no node): an event of no node and one for node 4, both for 10 ns and
+        // first of all, so first in ns-3's order
+        Simulator::Schedule(NanoSeconds(10), &NodeOrderTiesTestCase::Log, this, "x");
+        Simulator::ScheduleWithContext(4, NanoSeconds(10), &NodeOrderTiesTestCase::Log, this, "y");
         Simulator::ScheduleWithContext(5, NanoSeconds(1), &NodeOrderTiesTestCase::From5, this);
         Simulator::ScheduleWithContext(2, NanoSeconds(3), &NodeOrderTiesTestCase::From2, this);
         Simulator::ScheduleWithContext(1, NanoSeconds(4), &NodeOrderTiesTestCase::From1, this);
         NS_TEST_ASSERT_MSG_EQ(EventOrder::IsNodeOrder(), true, "the node-order scheduler is on");
         Simulator::Run();
-        // ns-3's order would be x 5a 5b 2a r m; node order: MPI first, then creators
-        // 2 (node 1), 5a 5b r (node 4, in its count), x (no node) last
+        // ns-3's order would be x y 5a 5b 2a r m; node order: MPI first, then by creator:
+        // 2a (node 2), y (set-up, counted as node 4's), 5a 5b r (node 5, in its count),
+        // x (no node) last
         std::string got;
         for (const std::string& s : m_log)
         {
             got += s + " ";
         }
-        NS_TEST_ASSERT_MSG_EQ(got, std::string("m 2a 5a 5b r x "), "order of the 10 ns events");
+        NS_TEST_ASSERT_MSG_EQ(got, std::string("m 2a y 5a 5b r x "), "order of the 10 ns events");
     }
 
     std::vector<std::string> m_log;

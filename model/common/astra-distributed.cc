@@ -10,9 +10,7 @@
 #include <cstdlib>
 
 #ifdef NS3_MPI
-#include "ns3/distributed-simulator-impl.h"
 #include "ns3/mpi-interface.h"
-#include "ns3/simulator.h"
 
 #include <mpi.h>
 #endif
@@ -58,6 +56,9 @@ Distributed::IsAvailable()
 }
 
 #ifdef NS3_MPI
+
+// model/mpi/node-order-distributed-simulator-impl.cc (it sees ns-3's distributed simulator)
+void BoundMpiLookAhead(Time lookahead);
 
 namespace
 {
@@ -209,12 +210,7 @@ Distributed::BoundLookAhead(Time smallestCutDelay)
     {
         return;
     }
-    Ptr<DistributedSimulatorImpl> impl =
-        DynamicCast<DistributedSimulatorImpl>(Simulator::GetImplementation());
-    if (impl)
-    {
-        impl->BoundLookAhead(smallestCutDelay - TimeStep(1));
-    }
+    BoundMpiLookAhead(smallestCutDelay - TimeStep(1));
 }
 
 void

@@ -85,7 +85,9 @@ NodeOrderScheduler::Insert(const Scheduler::Event& ev)
     }
     else
     {
-        tie = Next(m_current);
+        // outside any node (set-up, global events) an event for a node counts as that
+        // node's: set-up schedules only its own nodes' events on each rank
+        tie = Next(m_current != 0xFFFFFFFF ? m_current : ev.key.m_context);
     }
     InsertWithTie(ev, tie);
 }
@@ -93,6 +95,7 @@ NodeOrderScheduler::Insert(const Scheduler::Event& ev)
 Scheduler::Event
 NodeOrderScheduler::RemoveNext()
 {
+    m_runTie = PeekTie();
     const Scheduler::Event ev = QuadHeapScheduler::RemoveNext();
     if (ev.key.m_ts != m_runTs)
     {

@@ -32,8 +32,9 @@ namespace astra
  * scheduled when its message is received rather than when it was sent: same-nanosecond
  * events then run in another order, and results differ by a few nanoseconds. Node order
  * depends only on what each node did, which is the same on every partition:
- * - the tie-break of an event is (creator << 40) | sequence, creator 1 + node id (the
- *   running context), 0xFFFFFF outside any node (set-up, global events);
+ * - the tie-break of an event is (creator << 40) | sequence, creator 1 + node id of the
+ *   running context; outside any node (set-up, global events) the node the event is for,
+ *   or 0xFFFFFF for an event of no node (which then keep ns-3's order among themselves);
  * - a link's reception event takes the tie-break its sending node reserved when the frame
  *   left (EventOrder::Reserve / SetNext), also when the frame crosses ranks;
  * - an event scheduled by ns-3's MPI receive code (EventOrder::NoteMpiReceive) gets
@@ -91,6 +92,12 @@ class NodeOrderScheduler : public QuadHeapScheduler
      */
     bool WasRunAt(uint64_t ts, uint32_t uid) const;
 
+    /// \return the tie-break of the event that left last (the running one)
+    uint64_t GetRunningTie() const
+    {
+        return m_runTie;
+    }
+
     static constexpr uint32_t kSeqBits = 40;                     //!< bits of the sequence
     static constexpr uint64_t kNoCreator = 0xFFFFFF;             //!< creator outside any node
     static constexpr uint32_t kMaxNodes = kNoCreator - 1;        //!< node ids 0 .. kMaxNodes - 1
@@ -109,6 +116,7 @@ class NodeOrderScheduler : public QuadHeapScheduler
     uint64_t m_next{0};                      //!< SetNext's tie-break
     bool m_hasNext{false};                   //!< m_next is set
     bool m_mpiNext{false};                   //!< NoteMpiReceive was called
+    uint64_t m_runTie{0};                    //!< tie-break of the event that left last
     uint64_t m_runTs{0};                     //!< time stamp of m_runUids
     mutable std::vector<uint32_t> m_runUids; //!< uids that left at m_runTs
     mutable std::size_t m_runSorted{0};      //!< m_runUids[0, m_runSorted) is sorted
@@ -148,6 +156,13 @@ class EventOrder
         {
             s->SetNext(tie);
         }
+    }
+
+    /// \return the tie-break of the running event (0 in ns-3's order)
+    static uint64_t GetRunningTie()
+    {
+        NodeOrderScheduler* s = NodeOrderScheduler::GetActive();
+        return s ? s->GetRunningTie() : 0;
     }
 
     /// \return whether the running simulation is in node order

@@ -63,6 +63,12 @@ class QuadHeapScheduler : public Scheduler
      */
     void InsertWithTie(const Scheduler::Event& ev, uint64_t tie);
 
+    /// \return the tie-break of the next event (the heap is not empty)
+    uint64_t PeekTie() const
+    {
+        return static_cast<uint64_t>(m_keys[kBase]);
+    }
+
   private:
     /// (time stamp << 64) | tie-break: one unsigned comparison orders events
     __extension__ typedef unsigned __int128 Key;

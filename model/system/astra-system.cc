@@ -8,6 +8,7 @@
 #include "ns3/event-batcher.h"
 #include "ns3/in-switch-network.h"
 #include "ns3/log.h"
+#include "ns3/node-order.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -600,7 +601,7 @@ SystemContext::ExportRecords() const
         }
         os << r.key << " " << int(r.type) << " " << r.bytes << " " << r.members << " "
            << r.start.GetTimeStep() << " " << r.end.GetTimeStep() << " " << r.started << " "
-           << r.finished << " " << r.issuers.size();
+           << r.finished << " " << r.firstTie << " " << r.firstSeq << " " << r.issuers.size();
         for (uint32_t i : r.issuers)
         {
             os << " " << i;
@@ -609,6 +610,24 @@ SystemContext::ExportRecords() const
     }
     return os.str();
 }
+
+namespace
+{
+/// \return whether a's first issue comes before b's \param a a record \param b another
+bool
+FirstIssueBefore(const CollectiveRecord& a, const CollectiveRecord& b)
+{
+    if (a.start != b.start)
+    {
+        return a.start < b.start;
+    }
+    if (a.firstTie != b.firstTie)
+    {
+        return a.firstTie < b.firstTie;
+    }
+    return a.firstSeq < b.firstSeq;
+}
+} // namespace
 
 void
 SystemContext::MergeRecords(const std::vector<std::string>& texts)
@@ -624,7 +643,7 @@ SystemContext::MergeRecords(const std::vector<std::string>& texts)
         int64_t end = 0;
         size_t nIssuers = 0;
         while (is >> r.key >> type >> r.bytes >> r.members >> start >> end >> r.started >>
-               r.finished >> nIssuers)
+               r.finished >> r.firstTie >> r.firstSeq >> nIssuers)
         {
             r.type = static_cast<CollType>(type);
             r.start = TimeStep(start);
@@ -646,11 +665,13 @@ SystemContext::MergeRecords(const std::vector<std::string>& texts)
                 continue;
             }
             CollectiveRecord& m = merged[it->second];
-            if (r.start < m.start)
+            if (FirstIssueBefore(r, m))
             {
                 // the earliest issuer's node name and type, as the first member's
                 m.name = r.name;
                 m.type = r.type;
+                m.firstTie = r.firstTie;
+                m.firstSeq = r.firstSeq;
             }
             m.start = std::min(m.start, r.start);
             m.end = std::max(m.end, r.end);
@@ -659,17 +680,10 @@ SystemContext::MergeRecords(const std::vector<std::string>& texts)
             m.issuers.insert(m.issuers.end(), r.issuers.begin(), r.issuers.end());
         }
     }
-    std::stable_sort(merged.begin(),
-                     merged.end(),
-                     [](const CollectiveRecord& a, const CollectiveRecord& b) {
-                         if (a.start != b.start)
-                         {
-                             return a.start < b.start;
-                         }
-                         const uint32_t ia = a.issuers.empty() ? UINT32_MAX : a.issuers.front();
-                         const uint32_t ib = b.issuers.empty() ? UINT32_MAX : b.issuers.front();
-                         return ia < ib;
-                     });
+    // a single process numbers collectives in the order of their first issues: by time,
+    // then (node event order) by the place of the issuing event among that time's events,
+    // then by issue within that event
+    std::stable_sort(merged.begin(), merged.end(), &FirstIssueBefore);
     m_records = std::move(merged);
 }
 
@@ -1006,6 +1020,13 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
         {
             rec.remote += m_ctx->IsLocalNpu(npu) ? 0 : 1;
         }
+    }
+    if (rec.started == 0)
+    {
+        // where this issue falls among same-time events: merged records of a distributed
+        // run are put in the single process's order (MergeRecords)
+        rec.firstTie = EventOrder::GetRunningTie();
+        rec.firstSeq = m_ctx->NextFirstIssue();
     }
     rec.started++;
     rec.start = std::min(rec.start, Simulator::Now());

@@ -58,6 +58,9 @@ struct CollectiveRecord
     std::vector<uint32_t> issuers; //!< NPUs that issued it, in order
     uint32_t remote{0};            //!< distributed runs: members on other ranks
     uint64_t key{0};               //!< distributed runs: rank-independent key
+    /// node event order: tie-break of the event of the first local issue (EventOrder)
+    uint64_t firstTie{0};
+    uint64_t firstSeq{0}; //!< the process's count of first issues at that issue
 };
 
 /**
@@ -215,6 +218,12 @@ class SystemContext : public Object, public MessageSink, public DistributedMessa
     /// \internal \return mutable record
     CollectiveRecord& Record(uint32_t id);
 
+    /// \return the next CollectiveRecord::firstSeq
+    uint64_t NextFirstIssue()
+    {
+        return m_firstIssues++;
+    }
+
     /**
      * The members of the group a pg_name names. A name that is not a group's
      * exact name is read as ASTRA-sim reads it, as an integer (std::stoi:
@@ -285,8 +294,9 @@ class SystemContext : public Object, public MessageSink, public DistributedMessa
     mutable std::map<std::string, std::string> m_groupAliases;
     std::unordered_map<std::string, uint32_t> m_collIds;
     std::vector<CollectiveRecord> m_records;
-    std::vector<bool> m_local;                        //!< distributed: NPU runs here
-    bool m_distributed{false};                        //!< SetLocalNpus was called
+    uint64_t m_firstIssues{0}; //!< collectives first issued in this process (firstSeq)
+    std::vector<bool> m_local; //!< distributed: NPU runs here
+    bool m_distributed{false}; //!< SetLocalNpus was called
     std::unordered_map<uint64_t, uint32_t> m_idByKey; //!< distributed: key -> collective id
     uint64_t m_sent{0};
     bool m_batching{true};                //!< EventBatching attribute
