@@ -183,8 +183,9 @@ class PassiveOpenTestCase : public TestCase
         net.s[0]->PostWrite(qp, 20000, 1, 11);
         net.s[0]->PostWrite(qp, 3000, 2, 22);
         Simulator::Run();
-        peerQpnOk = net.s[1]->GetNQps() == 1 && qp->GetPeerQpn() == net.s[1]->GetQp(16)->GetQpn() &&
-                            net.s[1]->GetQp(16)->GetPeerQpn() == qp->GetQpn()
+        peerQpnOk = net.s[1]->GetNQps() == 1 &&
+                            qp->GetPeerQpn() == net.s[1]->GetQpByIndex(0)->GetQpn() &&
+                            net.s[1]->GetQpByIndex(0)->GetPeerQpn() == qp->GetQpn()
                         ? 1
                         : 0;
         std::vector<Time> t;
@@ -680,20 +681,27 @@ class SystemAcrossRanksTestCase : public TestCase
         ctx->Setup(NetworkBackendFactory::Create("analytical", topo, false),
                    topo->GetDimensions(),
                    SystemParams());
-        const std::string rank0 = "5 0 1024 8 100 900 4 4 4 0 1 2 3\nar\n\nALL_REDUCE@dim0:ring\n";
-        const std::string rank1 = "7 0 64 2 20 30 1 1 1 6\nsmall\ng\nx\n"
-                                  "5 0 1024 8 50 1000 4 4 4 4 5 6 7\nar\n\nALL_REDUCE@dim0:ring\n";
+        // key type bytes members start end started finished firstTie firstSeq n issuers...;
+        // keys 7 and 9 start at 20 ns: 7's first issue ran earlier in that time step
+        // (tie-break 200 < 300) though its issuer (NPU 6) is the larger
+        const std::string rank0 =
+            "5 0 1024 8 100 900 4 4 0 0 4 0 1 2 3\nar\n\nALL_REDUCE@dim0:ring\n"
+            "9 0 64 2 20 30 1 1 300 1 1 1\nlate\ng\nx\n";
+        const std::string rank1 =
+            "7 0 64 2 20 30 1 1 200 5 1 6\nsmall\ng\nx\n"
+            "5 0 1024 8 50 1000 4 4 0 0 4 4 5 6 7\nar\n\nALL_REDUCE@dim0:ring\n";
         ctx->MergeRecords({rank0, rank1});
         const auto& recs = ctx->GetRecords();
-        NS_TEST_ASSERT_MSG_EQ(recs.size(), 2u, "two collectives");
+        NS_TEST_ASSERT_MSG_EQ(recs.size(), 3u, "three collectives");
         NS_TEST_ASSERT_MSG_EQ(recs[0].key, 7u, "numbered by start: key 7 (20) first");
+        NS_TEST_ASSERT_MSG_EQ(recs[1].key, 9u, "then key 9 (20, a later event of that time)");
         NS_TEST_ASSERT_MSG_EQ(recs[0].group, "g", "group");
-        NS_TEST_ASSERT_MSG_EQ(recs[1].start, TimeStep(50), "earliest start over ranks");
-        NS_TEST_ASSERT_MSG_EQ(recs[1].end, TimeStep(1000), "latest end over ranks");
-        NS_TEST_ASSERT_MSG_EQ(recs[1].started, 8u, "issuers add up");
-        NS_TEST_ASSERT_MSG_EQ(recs[1].finished, 8u, "finishers add up");
-        NS_TEST_ASSERT_MSG_EQ(recs[1].issuers.size(), 8u, "issuer list");
-        NS_TEST_ASSERT_MSG_EQ(recs[1].placement, "ALL_REDUCE@dim0:ring", "placement");
+        NS_TEST_ASSERT_MSG_EQ(recs[2].start, TimeStep(50), "earliest start over ranks");
+        NS_TEST_ASSERT_MSG_EQ(recs[2].end, TimeStep(1000), "latest end over ranks");
+        NS_TEST_ASSERT_MSG_EQ(recs[2].started, 8u, "issuers add up");
+        NS_TEST_ASSERT_MSG_EQ(recs[2].finished, 8u, "finishers add up");
+        NS_TEST_ASSERT_MSG_EQ(recs[2].issuers.size(), 8u, "issuer list");
+        NS_TEST_ASSERT_MSG_EQ(recs[2].placement, "ALL_REDUCE@dim0:ring", "placement");
 
         // keys: a message from another rank gets this rank's number for its collective
         std::vector<bool> local(8, false);

@@ -66,7 +66,7 @@ RoceInSwitch::DoDispose()
     {
         for (uint32_t i = 0; s && i < s->GetNQps(); ++i)
         {
-            Ptr<RdmaQueuePair> qp = s->GetQp(16 + i);
+            Ptr<RdmaQueuePair> qp = s->GetQpByIndex(i);
             if (qp && qp->GetConsumer() == static_cast<RdmaQpConsumer*>(this))
             {
                 qp->SetConsumer(nullptr);
@@ -78,7 +78,7 @@ RoceInSwitch::DoDispose()
         Ptr<RdmaHostStack> s = e.second->GetStack();
         for (uint32_t i = 0; s && i < s->GetNQps(); ++i)
         {
-            Ptr<RdmaQueuePair> qp = s->GetQp(16 + i);
+            Ptr<RdmaQueuePair> qp = s->GetQpByIndex(i);
             if (qp && qp->GetConsumer() == static_cast<RdmaQpConsumer*>(this))
             {
                 qp->SetConsumer(nullptr);

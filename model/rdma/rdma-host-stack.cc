@@ -30,7 +30,8 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaHostStack);
 
 namespace
 {
-constexpr uint32_t kQpnBase = 16; //!< QP numbers start here (0/1 are special in IB)
+constexpr uint32_t kQpnBase = 16;                //!< QP numbers start here (0/1 are special in IB)
+constexpr uint32_t kResponderQpnBase = 1u << 23; //!< responder ends' QP numbers (24-bit QPN)
 
 inline bool
 IsDataOpcode(uint8_t op)
@@ -227,6 +228,11 @@ RdmaHostStack::DoDispose()
         qp->Dispose();
     }
     m_qps.clear();
+    for (auto& qp : m_responderQps)
+    {
+        qp->Dispose();
+    }
+    m_responderQps.clear();
     m_qpByKey.clear();
     for (auto& p : m_ports)
     {
@@ -548,12 +554,15 @@ RdmaHostStack::EnsureValid()
 }
 
 Ptr<RdmaQueuePair>
-RdmaHostStack::NewQp(uint32_t remoteHost, uint8_t priority, uint16_t sport)
+RdmaHostStack::NewQp(uint32_t remoteHost, uint8_t priority, uint16_t sport, bool responder)
 {
     NS_ABORT_MSG_IF(m_ports.empty(), "RdmaHostStack of host " << m_hostIndex << " has no port");
     Ptr<RdmaQueuePair> qp = CreateObject<RdmaQueuePair>();
     qp->m_stack = this;
-    qp->m_qpn = kQpnBase + uint32_t(m_qps.size());
+    qp->m_qpn = responder ? kResponderQpnBase + uint32_t(m_responderQps.size())
+                          : kQpnBase + uint32_t(m_qps.size());
+    NS_ABORT_MSG_IF(qp->m_qpn >= (1u << 24) || (!responder && qp->m_qpn >= kResponderQpnBase),
+                    "host " << m_hostIndex << ": more than 2^23 QPs of one kind");
     qp->m_localHost = m_hostIndex;
     qp->m_remoteHost = remoteHost;
     qp->m_localIp = GetIpv4().Get();
@@ -588,7 +597,7 @@ RdmaHostStack::NewQp(uint32_t remoteHost, uint8_t priority, uint16_t sport)
     qp->m_cc->Init(init);
     RdmaQueuePair* raw = PeekPointer(qp);
     qp->m_cc->SetRateChangeCallback(MakeBoundCallback(&RdmaHostStack::RateChangedThunk, this, raw));
-    m_qps.push_back(qp);
+    (responder ? m_responderQps : m_qps).push_back(qp);
     return qp;
 }
 
@@ -677,7 +686,7 @@ RdmaHostStack::GetOrCreateQp(uint32_t dstHost,
     }
     remote->EnsureValid();
     Ptr<RdmaQueuePair> a = NewQp(dstHost, priority, sport);
-    Ptr<RdmaQueuePair> b = remote->NewQp(m_hostIndex, priority, sport);
+    Ptr<RdmaQueuePair> b = remote->NewQp(m_hostIndex, priority, sport, true);
     a->m_peerQpn = b->m_qpn;
     b->m_peerQpn = a->m_qpn;
     a->m_remoteIp = remote->GetIpv4().Get();
@@ -733,7 +742,7 @@ RdmaHostStack::PassiveOpen(const RdmaMeta& meta)
         return it->second;
     }
     EnsureValid();
-    Ptr<RdmaQueuePair> b = NewQp(srcHost, meta.priority, meta.sport);
+    Ptr<RdmaQueuePair> b = NewQp(srcHost, meta.priority, meta.sport, true);
     b->m_peerQpn = meta.srcQp;
     b->m_remoteIp = meta.srcIp;
     b->m_rcvPsnBase = peerPsn; // static set-up, as RDMA CM exchanges it
@@ -748,6 +757,12 @@ RdmaHostStack::PassiveOpen(const RdmaMeta& meta)
 Ptr<RdmaQueuePair>
 RdmaHostStack::GetQp(uint32_t qpn) const
 {
+    if (qpn >= kResponderQpnBase)
+    {
+        return qpn - kResponderQpnBase < m_responderQps.size()
+                   ? m_responderQps[qpn - kResponderQpnBase]
+                   : nullptr;
+    }
     if (qpn < kQpnBase || qpn - kQpnBase >= m_qps.size())
     {
         return nullptr;
@@ -755,10 +770,21 @@ RdmaHostStack::GetQp(uint32_t qpn) const
     return m_qps[qpn - kQpnBase];
 }
 
+Ptr<RdmaQueuePair>
+RdmaHostStack::GetQpByIndex(uint32_t i) const
+{
+    if (i < m_qps.size())
+    {
+        return m_qps[i];
+    }
+    i -= uint32_t(m_qps.size());
+    return i < m_responderQps.size() ? m_responderQps[i] : nullptr;
+}
+
 uint32_t
 RdmaHostStack::GetNQps() const
 {
-    return uint32_t(m_qps.size());
+    return uint32_t(m_qps.size() + m_responderQps.size());
 }
 
 uint64_t
@@ -1204,9 +1230,14 @@ RdmaHostStack::ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame)
     }
     RdmaQueuePair* qp;
     const uint32_t q = meta.destQp - kQpnBase;
+    const uint32_t r = meta.destQp - kResponderQpnBase;
     if (meta.destQp >= kQpnBase && q < m_qps.size())
     {
         qp = PeekPointer(m_qps[q]);
+    }
+    else if (meta.destQp >= kResponderQpnBase && r < m_responderQps.size())
+    {
+        qp = PeekPointer(m_responderQps[r]);
     }
     else if (meta.destQp == 0 && (qp = PassiveOpen(meta)) != nullptr)
     {

@@ -150,6 +150,12 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
     /// \return the QP with a local QP number (nullptr if none)
     Ptr<RdmaQueuePair> GetQp(uint32_t qpn) const;
     uint32_t GetNQps() const; //!< \return QPs on this host
+    /**
+     * \param i 0 .. GetNQps() - 1: the QPs this host opened, then the responder ends
+     * (opened by peers; QP numbers from 2^23)
+     * \return the QP
+     */
+    Ptr<RdmaQueuePair> GetQpByIndex(uint32_t i) const;
 
     /**
      * Post an RDMA WRITE of bytes (may exceed 4 GiB) on a QP. The user tag and the
@@ -289,7 +295,10 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
                                  RdmaQueuePair* qp,
                                  uint64_t oldBps,
                                  uint64_t newBps);
-    Ptr<RdmaQueuePair> NewQp(uint32_t remoteHost, uint8_t priority, uint16_t sport);
+    Ptr<RdmaQueuePair> NewQp(uint32_t remoteHost,
+                             uint8_t priority,
+                             uint16_t sport,
+                             bool responder = false);
     void EnsureValid();
     RdmaMessageInfo MakeInfo(const RdmaQueuePair* requester, const RdmaMessage& m) const;
 
@@ -322,7 +331,11 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
     Ptr<RdmaCongestionOps> m_ccByPrio[8]; //!< per-priority templates (null = m_ccTemplate)
     bool m_ccByPrioSet[8]{};              //!< set by SetCongestionControl(priority, cc)
     std::vector<std::unique_ptr<Port>> m_ports;
-    std::vector<Ptr<RdmaQueuePair>> m_qps;                  //!< by qpn - kQpnBase
+    std::vector<Ptr<RdmaQueuePair>> m_qps; //!< by qpn - kQpnBase
+    /// responder ends (opened by the peer's GetOrCreateQp or PassiveOpen), by qpn -
+    /// kResponderQpnBase: the QP numbers of the ends this host opens do not depend on
+    /// when peers open theirs (the same in one process and on any number of MPI ranks)
+    std::vector<Ptr<RdmaQueuePair>> m_responderQps;
     std::unordered_map<uint64_t, RdmaQueuePair*> m_qpByKey; //!< set-up only
     RdmaQpConsumer* m_listener{nullptr};                    //!< consumer of passively opened ends
     uint32_t m_sportCounter{0};
