@@ -600,22 +600,38 @@ class MpiAvailabilityTestCase : public TestCase
         f.meta.intHops = 2;
         f.meta.intStack[1].qlenBytes = 4321;
         f.meta.frameBytes = 1100;
+        // a batch of two frames, the second with bytes, as a window's batch carries them
+        std::vector<uint8_t> batch;
+        RdmaRemoteChannel::Encode(f, batch);
+        const std::size_t first = batch.size();
+        RdmaQueuedFrame h = f;
+        h.meta.psn = 0x654321;
+        h.packet = Create<Packet>(1100);
+        RdmaRemoteChannel::Encode(h, batch);
+        const uint8_t* end = batch.data() + batch.size();
         RdmaQueuedFrame g;
-        NS_TEST_ASSERT_MSG_EQ(RdmaRemoteChannel::Decode(RdmaRemoteChannel::Encode(f), g),
-                              true,
-                              "decoded");
+        g.inPort = 9;
+        const uint8_t* next = RdmaRemoteChannel::Decode(batch.data(), end, g);
+        NS_TEST_ASSERT_MSG_EQ(next, batch.data() + first, "decoded up to the second frame");
         NS_TEST_ASSERT_MSG_EQ(g.meta.psn, 0x123456u, "PSN");
         NS_TEST_ASSERT_MSG_EQ(g.meta.immTag, 77u, "tag");
         NS_TEST_ASSERT_MSG_EQ(g.meta.msgPostTs, 123456789, "post time");
         NS_TEST_ASSERT_MSG_EQ(g.meta.intStack[1].qlenBytes, 4321u, "INT");
+        NS_TEST_ASSERT_MSG_EQ(g.inPort, 0u, "no ingress port yet");
         NS_TEST_ASSERT_MSG_EQ(g.packet, nullptr, "lazy frame stays lazy");
-        f.packet = Create<Packet>(1100);
-        NS_TEST_ASSERT_MSG_EQ(RdmaRemoteChannel::Decode(RdmaRemoteChannel::Encode(f), g),
-                              true,
-                              "decoded with bytes");
+        next = RdmaRemoteChannel::Decode(next, end, g);
+        NS_TEST_ASSERT_MSG_EQ(next, end, "decoded with bytes, up to the end of the batch");
+        NS_TEST_ASSERT_MSG_EQ(g.meta.psn, 0x654321u, "second PSN");
         NS_TEST_ASSERT_MSG_EQ(g.packet ? g.packet->GetSize() : 0, 1100u, "frame bytes");
-        NS_TEST_ASSERT_MSG_EQ(RdmaRemoteChannel::Decode(Create<Packet>(500), g),
-                              false,
+        NS_TEST_ASSERT_MSG_EQ(RdmaRemoteChannel::Decode(batch.data() + first, end - 1, g),
+                              nullptr,
+                              "a truncated frame");
+        NS_TEST_ASSERT_MSG_EQ(RdmaRemoteChannel::Decode(batch.data(), batch.data() + 8, g),
+                              nullptr,
+                              "a truncated meta");
+        const std::vector<uint8_t> zeros(500, 0);
+        NS_TEST_ASSERT_MSG_EQ(RdmaRemoteChannel::Decode(zeros.data(), zeros.data() + 500, g),
+                              nullptr,
                               "not a frame");
 #endif
     }

@@ -1,12 +1,17 @@
 #include "rdma-remote-channel.h"
 
+#include "ns3/astra-diagnostics.h"
+#include "ns3/event-impl.h"
+#include "ns3/global-value.h"
 #include "ns3/log.h"
 #include "ns3/mpi-interface.h"
-#include "ns3/mpi-receiver.h"
 #include "ns3/node.h"
+#include "ns3/rdma-event-pool.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 
 #include <cstring>
+#include <mpi.h>
 
 namespace ns3
 {
@@ -15,13 +20,88 @@ NS_LOG_COMPONENT_DEFINE("RdmaRemoteChannel");
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaRemoteChannel);
 
+/// Arrival of a frame from another rank at one end of a channel (pooled: no malloc per frame).
+class RdmaRemoteArrivalEvent : public EventImpl
+{
+  public:
+    RDMA_EVENT_POOLED(RdmaRemoteArrivalEvent)
+
+    RdmaRemoteArrivalEvent(RdmaRemoteChannel* ch, uint8_t to, RdmaFrameSlot* slot)
+        : m_ch(ch),
+          m_to(to),
+          m_slot(slot)
+    {
+    }
+
+    ~RdmaRemoteArrivalEvent() override
+    {
+        if (m_slot)
+        {
+            RdmaFrameSlot::Put(m_slot); // destroyed before it ran (end of the simulation)
+        }
+    }
+
+  protected:
+    void Notify() override
+    {
+        RdmaFrameSlot* s = m_slot;
+        m_slot = nullptr;
+        m_ch->Arrive(m_to, s);
+    }
+
+  private:
+    Ptr<RdmaRemoteChannel> m_ch; //!< the channel
+    uint8_t m_to;                //!< receiving end
+    RdmaFrameSlot* m_slot;       //!< the frame
+};
+
 namespace
 {
 constexpr uint32_t kFrameMagic = 0x52444d41;            //!< "RDMA": an encoded frame
+constexpr uint32_t kFlagBytes = 1u;                     //!< the frame's bytes follow its meta
 constexpr uint32_t kHeaderBytes = 8 + sizeof(RdmaMeta); //!< magic, flags, meta
+constexpr int kBatchTag = 0x5244; //!< tag of the batches (ns-3's own messages use tag 0)
 
-/// MpiReceiver callback: the channel and the receiving end are bound
-void ReceiveThunk(RdmaRemoteChannel* ch, uint8_t to, Ptr<Packet> p);
+/// Batch record before each encoded frame: arrival time, receiving node and device
+struct RecordHead
+{
+    int64_t arrivalTs; //!< absolute arrival time (time steps)
+    uint32_t node;     //!< receiving node id
+    uint32_t ifIndex;  //!< receiving device index
+};
+
+/// A receiving end of frames from another rank
+struct RxEnd
+{
+    RdmaRemoteChannel* ch{nullptr}; //!< the channel (nullptr: none)
+    uint8_t end{0};                 //!< its end
+};
+
+/// Batches of this process (one distributed simulation per process, as ns-3's MPI interface)
+struct Exchange
+{
+    bool armed{false};                     //!< a link of this rank crosses ranks
+    int agreed{-1};                        //!< any rank armed (-1: not yet agreed)
+    std::vector<std::vector<uint8_t>> out; //!< frames for each rank since the last exchange
+    std::vector<uint8_t> in;               //!< received batch
+    std::vector<MPI_Request> req;          //!< sends of one exchange
+    std::vector<std::vector<RxEnd>> rx;    //!< receiving ends by [node id][device index]
+};
+
+Exchange&
+X()
+{
+    static Exchange x;
+    return x;
+}
+
+bool
+GrantedTimeWindowEngine()
+{
+    StringValue impl;
+    GlobalValue::GetValueByName("SimulatorImplementationType", impl);
+    return impl.Get() == "ns3::DistributedSimulatorImpl";
+}
 } // namespace
 
 TypeId
@@ -48,91 +128,233 @@ RdmaRemoteChannel::Attach(Ptr<RdmaNetDevice> dev)
     {
         return true;
     }
-    const uint32_t self = MpiInterface::IsEnabled() ? MpiInterface::GetSystemId() : 0;
+    const bool mpi = MpiInterface::IsEnabled();
+    const uint32_t self = mpi ? MpiInterface::GetSystemId() : 0;
+    Exchange& x = X();
     for (uint8_t i = 0; i < 2; ++i)
     {
         Ptr<RdmaNetDevice> d = GetRdmaDevice(i);
         Ptr<RdmaNetDevice> peer = GetRdmaDevice(1 - i);
         const uint32_t mine = d->GetNode()->GetSystemId();
-        SetRemoteDirection(i, mine != peer->GetNode()->GetSystemId());
-        if (mine == self && !d->GetObject<MpiReceiver>())
+        m_peerRank[i] = peer->GetNode()->GetSystemId();
+        const bool cut = mine != m_peerRank[i];
+        SetRemoteDirection(i, cut);
+        if (!cut || !mpi || mine != self)
         {
-            Ptr<MpiReceiver> rx = CreateObject<MpiReceiver>();
-            rx->SetReceiveCallback(MakeBoundCallback(&ReceiveThunk, this, i));
-            d->AggregateObject(rx);
+            continue;
+        }
+        if (!GrantedTimeWindowEngine())
+        {
+            throw astra::InputError("RdmaRemoteChannel: a link across ranks needs ns-3's "
+                                    "granted-time-window engine (SimulatorImplementationType "
+                                    "ns3::DistributedSimulatorImpl)");
+        }
+        x.armed = true;
+        const uint32_t node = d->GetNode()->GetId();
+        const uint32_t ifIndex = d->GetIfIndex();
+        if (x.rx.size() <= node)
+        {
+            x.rx.resize(node + 1);
+        }
+        if (x.rx[node].size() <= ifIndex)
+        {
+            x.rx[node].resize(ifIndex + 1);
+        }
+        x.rx[node][ifIndex] = RxEnd{this, i};
+    }
+    return true;
+}
+
+void
+RdmaRemoteChannel::DoDispose()
+{
+    for (auto& node : X().rx)
+    {
+        for (RxEnd& e : node)
+        {
+            if (e.ch == this)
+            {
+                e = RxEnd{};
+            }
         }
     }
-    return true;
+    RdmaChannel::DoDispose();
 }
 
-Ptr<Packet>
-RdmaRemoteChannel::Encode(const RdmaQueuedFrame& frame)
+void
+RdmaRemoteChannel::Encode(const RdmaQueuedFrame& frame, std::vector<uint8_t>& out)
 {
-    uint8_t buf[kHeaderBytes];
-    const uint32_t flags = frame.packet ? 1u : 0u;
-    std::memcpy(buf, &kFrameMagic, 4);
-    std::memcpy(buf + 4, &flags, 4);
-    std::memcpy(buf + 8, &frame.meta, sizeof(RdmaMeta)); // plain data; one binary on every rank
-    Ptr<Packet> p = Create<Packet>(buf, kHeaderBytes);
+    const uint32_t flags = frame.packet ? kFlagBytes : 0u;
+    const uint32_t bytes = frame.packet ? frame.packet->GetSerializedSize() : 0u;
+    const std::size_t at = out.size();
+    out.resize(at + kHeaderBytes + (frame.packet ? 4 + bytes : 0));
+    uint8_t* b = out.data() + at;
+    std::memcpy(b, &kFrameMagic, 4);
+    std::memcpy(b + 4, &flags, 4);
+    std::memcpy(b + 8, &frame.meta, sizeof(RdmaMeta)); // plain data; one binary on every rank
     if (frame.packet)
     {
-        p->AddAtEnd(frame.packet);
+        std::memcpy(b + kHeaderBytes, &bytes, 4);
+        frame.packet->Serialize(b + kHeaderBytes + 4, bytes);
     }
-    return p;
 }
 
-bool
-RdmaRemoteChannel::Decode(Ptr<Packet> p, RdmaQueuedFrame& frame)
+const uint8_t*
+RdmaRemoteChannel::Decode(const uint8_t* p, const uint8_t* end, RdmaQueuedFrame& frame)
 {
-    if (!p || p->GetSize() < kHeaderBytes)
+    if (!p || end < p || static_cast<std::size_t>(end - p) < kHeaderBytes)
     {
-        return false;
+        return nullptr;
     }
-    uint8_t buf[kHeaderBytes];
-    p->CopyData(buf, kHeaderBytes);
     uint32_t magic = 0;
     uint32_t flags = 0;
-    std::memcpy(&magic, buf, 4);
-    std::memcpy(&flags, buf + 4, 4);
-    if (magic != kFrameMagic)
+    std::memcpy(&magic, p, 4);
+    std::memcpy(&flags, p + 4, 4);
+    if (magic != kFrameMagic || (flags & ~kFlagBytes) != 0)
     {
-        return false;
+        return nullptr;
     }
-    std::memcpy(&frame.meta, buf + 8, sizeof(RdmaMeta));
+    std::memcpy(&frame.meta, p + 8, sizeof(RdmaMeta));
     frame.inPort = 0;
-    if (flags & 1u)
+    p += kHeaderBytes;
+    frame.packet = nullptr;
+    if (flags & kFlagBytes)
     {
-        Ptr<Packet> bytes = p->Copy();
-        bytes->RemoveAtStart(kHeaderBytes);
-        frame.packet = bytes;
+        uint32_t bytes = 0;
+        if (end - p < 4)
+        {
+            return nullptr;
+        }
+        std::memcpy(&bytes, p, 4);
+        p += 4;
+        if (static_cast<std::size_t>(end - p) < bytes)
+        {
+            return nullptr;
+        }
+        frame.packet = Create<Packet>(p, bytes, true);
+        p += bytes;
     }
-    else
-    {
-        frame.packet = nullptr;
-    }
-    return true;
+    return p;
 }
 
 void
 RdmaRemoteChannel::SendRemote(const RdmaQueuedFrame& frame, uint8_t d, int64_t arrivalTs)
 {
+    Exchange& x = X();
+    if (!x.armed)
+    {
+        NS_FATAL_ERROR("RdmaRemoteChannel: a frame to another rank outside a distributed run");
+    }
+    if (x.out.size() <= m_peerRank[d])
+    {
+        x.out.resize(m_peerRank[d] + 1);
+    }
+    std::vector<uint8_t>& out = x.out[m_peerRank[d]];
     Ptr<RdmaNetDevice> to = GetRdmaDevice(1 - d);
+    const RecordHead head{arrivalTs, to->GetNode()->GetId(), to->GetIfIndex()};
+    const std::size_t at = out.size();
+    out.resize(at + sizeof(RecordHead));
+    std::memcpy(out.data() + at, &head, sizeof(RecordHead));
+    Encode(frame, out);
     ++m_sentRemote;
-    MpiInterface::SendPacket(Encode(frame),
-                             TimeStep(arrivalTs),
-                             to->GetNode()->GetId(),
-                             to->GetIfIndex());
 }
 
 void
-RdmaRemoteChannel::ReceiveRemote(uint8_t to, Ptr<Packet> p)
+RdmaRemoteChannel::ExchangeFrames()
 {
-    RdmaFrameSlot* slot = RdmaFrameSlot::Get();
-    if (!Decode(p, slot->frame))
+    Exchange& x = X();
+    if (x.agreed < 0)
     {
-        RdmaFrameSlot::Put(slot);
-        NS_FATAL_ERROR("RdmaRemoteChannel: a message that is not an RDMA frame arrived");
+        // once, in the first synchronisation (every rank reaches it): batches are exchanged
+        // if any rank has a link across ranks
+        if (!MpiInterface::IsEnabled() || !GrantedTimeWindowEngine())
+        {
+            x.agreed = 0;
+            return;
+        }
+        int mine = x.armed ? 1 : 0;
+        int any = 0;
+        MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MpiInterface::GetCommunicator());
+        x.agreed = any;
     }
+    if (x.agreed == 0)
+    {
+        return;
+    }
+    const uint32_t n = MpiInterface::GetSize();
+    const uint32_t me = MpiInterface::GetSystemId();
+    MPI_Comm comm = MpiInterface::GetCommunicator();
+    x.out.resize(std::max<std::size_t>(x.out.size(), n));
+    x.req.resize(n);
+    uint32_t nReq = 0;
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        if (r != me)
+        {
+            MPI_Isend(x.out[r].data(),
+                      static_cast<int>(x.out[r].size()),
+                      MPI_BYTE,
+                      static_cast<int>(r),
+                      kBatchTag,
+                      comm,
+                      &x.req[nReq++]);
+        }
+    }
+    const int64_t now = Simulator::Now().GetTimeStep();
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        if (r == me)
+        {
+            continue;
+        }
+        MPI_Status st;
+        MPI_Probe(static_cast<int>(r), kBatchTag, comm, &st);
+        int count = 0;
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        if (x.in.size() < static_cast<std::size_t>(count))
+        {
+            x.in.resize(count);
+        }
+        MPI_Recv(x.in.data(), count, MPI_BYTE, static_cast<int>(r), kBatchTag, comm, &st);
+        const uint8_t* p = x.in.data();
+        const uint8_t* end = p + count;
+        while (p < end)
+        {
+            RecordHead head;
+            if (end - p < static_cast<std::ptrdiff_t>(sizeof(RecordHead)))
+            {
+                NS_FATAL_ERROR("RdmaRemoteChannel: a truncated batch arrived from rank " << r);
+            }
+            std::memcpy(&head, p, sizeof(RecordHead));
+            p += sizeof(RecordHead);
+            const RxEnd e = (head.node < x.rx.size() && head.ifIndex < x.rx[head.node].size())
+                                ? x.rx[head.node][head.ifIndex]
+                                : RxEnd{};
+            RdmaFrameSlot* slot = RdmaFrameSlot::Get();
+            p = Decode(p, end, slot->frame);
+            if (!p || !e.ch || head.arrivalTs < now)
+            {
+                RdmaFrameSlot::Put(slot);
+                NS_FATAL_ERROR("RdmaRemoteChannel: rank " << r << " sent a frame that is not "
+                                                          << "one for node " << head.node
+                                                          << " device " << head.ifIndex
+                                                          << " at or after now");
+            }
+            Simulator::ScheduleWithContext(head.node,
+                                           TimeStep(head.arrivalTs - now),
+                                           new RdmaRemoteArrivalEvent(e.ch, e.end, slot));
+        }
+    }
+    MPI_Waitall(static_cast<int>(nReq), x.req.data(), MPI_STATUSES_IGNORE);
+    for (auto& o : x.out)
+    {
+        o.clear();
+    }
+}
+
+void
+RdmaRemoteChannel::Arrive(uint8_t to, RdmaFrameSlot* slot)
+{
     ++m_rcvdRemote;
     DeliverSlot(slot, PeekPointer(GetRdmaDevice(to)));
 }
@@ -148,14 +370,5 @@ RdmaRemoteChannel::GetFramesReceivedRemote() const
 {
     return m_rcvdRemote;
 }
-
-namespace
-{
-void
-ReceiveThunk(RdmaRemoteChannel* ch, uint8_t to, Ptr<Packet> p)
-{
-    ch->ReceiveRemote(to, p);
-}
-} // namespace
 
 } // namespace ns3
