@@ -86,6 +86,28 @@ struct Exchange
     std::vector<uint8_t> in;               //!< received batch
     std::vector<MPI_Request> req;          //!< sends of one exchange
     std::vector<std::vector<RxEnd>> rx;    //!< receiving ends by [node id][device index]
+    /// slots of frames sent, each until the end of its serialization (sending order)
+    std::vector<std::pair<int64_t, RdmaFrameSlot*>> sent;
+    std::size_t sentHead{0}; //!< first slot still held in sent
+
+    /// return the slots of frames serialized by now (every event up to now has run)
+    void ReleaseSent(int64_t now)
+    {
+        while (sentHead < sent.size() && sent[sentHead].first <= now)
+        {
+            RdmaFrameSlot::Put(sent[sentHead++].second);
+        }
+        if (sentHead == sent.size())
+        {
+            sent.clear();
+            sentHead = 0;
+        }
+        else if (sentHead > sent.size() / 2)
+        {
+            sent.erase(sent.begin(), sent.begin() + static_cast<std::ptrdiff_t>(sentHead));
+            sentHead = 0;
+        }
+    }
 };
 
 Exchange&
@@ -168,6 +190,7 @@ RdmaRemoteChannel::Attach(Ptr<RdmaNetDevice> dev)
 void
 RdmaRemoteChannel::DoDispose()
 {
+    X().ReleaseSent(INT64_MAX); // the simulation ends: no device reads them any more
     for (auto& node : X().rx)
     {
         for (RxEnd& e : node)
@@ -238,11 +261,12 @@ RdmaRemoteChannel::Decode(const uint8_t* p, const uint8_t* end, RdmaQueuedFrame&
 }
 
 void
-RdmaRemoteChannel::SendRemote(const RdmaQueuedFrame& frame, uint8_t d, int64_t arrivalTs)
+RdmaRemoteChannel::SendRemote(RdmaFrameSlot* slot, uint8_t d, int64_t txEndTs, int64_t arrivalTs)
 {
     Exchange& x = X();
     if (!x.armed)
     {
+        RdmaFrameSlot::Put(slot);
         NS_FATAL_ERROR("RdmaRemoteChannel: a frame to another rank outside a distributed run");
     }
     if (x.out.size() <= m_peerRank[d])
@@ -255,7 +279,8 @@ RdmaRemoteChannel::SendRemote(const RdmaQueuedFrame& frame, uint8_t d, int64_t a
     const std::size_t at = out.size();
     out.resize(at + sizeof(RecordHead));
     std::memcpy(out.data() + at, &head, sizeof(RecordHead));
-    Encode(frame, out);
+    Encode(slot->frame, out);
+    x.sent.emplace_back(txEndTs, slot);
     ++m_sentRemote;
 }
 
@@ -346,6 +371,7 @@ RdmaRemoteChannel::ExchangeFrames()
         }
     }
     MPI_Waitall(static_cast<int>(nReq), x.req.data(), MPI_STATUSES_IGNORE);
+    x.ReleaseSent(now);
     for (auto& o : x.out)
     {
         o.clear();

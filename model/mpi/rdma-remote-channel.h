@@ -24,7 +24,9 @@ namespace ns3
  * device indices agree across ranks). A frame sent by the local end towards the remote
  * one is encoded (Encode: RdmaMeta, which carries everything a receiver learns, and the
  * frame's bytes if it has them) with its arrival time (now + serialization + delay) and
- * the receiving device into a batch for the peer's rank. The batches of a granted-time
+ * the receiving device into a batch for the peer's rank (the sending rank schedules no
+ * reception event; the frame's slot is returned at the first exchange after the end of its
+ * serialization, which the sending device reads it until). The batches of a granted-time
  * window travel at the window's end, one MPI message per pair of ranks (ExchangeFrames,
  * called when ns-3's DistributedSimulatorImpl starts the window's synchronisation, before
  * it reports its next event time); the receiving rank decodes each frame (Decode) and
@@ -84,7 +86,7 @@ class RdmaRemoteChannel : public RdmaChannel
 
   protected:
     void DoDispose() override;
-    void SendRemote(const RdmaQueuedFrame& frame, uint8_t d, int64_t arrivalTs) override;
+    void SendRemote(RdmaFrameSlot* slot, uint8_t d, int64_t txEndTs, int64_t arrivalTs) override;
 
   private:
     friend class RdmaRemoteArrivalEvent;
