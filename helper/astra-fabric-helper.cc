@@ -332,6 +332,46 @@ AstraFabricHelper::ComputeGroups()
             m_group[i] = sysOfGroup[g];
         }
     }
+    if (m_partition != "scale-up")
+    {
+        return;
+    }
+    // scale-up: a switch next to NPUs outside every group (a scale-out switch) goes to the
+    // system holding most of its NPUs; among equal systems the switch id picks one in turn,
+    // so that the ranks share the scale-out switches (and their events) without a longer cut
+    const auto& links = m_topo->GetLinks();
+    std::vector<uint32_t> count(m_systems);
+    std::vector<uint32_t> best;
+    for (uint32_t w = npus; w < nodes; ++w)
+    {
+        if (m_group[w] != UINT32_MAX)
+        {
+            continue;
+        }
+        std::fill(count.begin(), count.end(), 0);
+        for (uint32_t l : m_topo->GetNodeLinks(w))
+        {
+            const uint32_t v = links[l].a == w ? links[l].b : links[l].a;
+            if (v < npus && m_group[v] != UINT32_MAX)
+            {
+                ++count[m_group[v]];
+            }
+        }
+        const uint32_t most = *std::max_element(count.begin(), count.end());
+        if (most == 0)
+        {
+            continue; // not next to an NPU: placed by its anchor
+        }
+        best.clear();
+        for (uint32_t sys = 0; sys < m_systems; ++sys)
+        {
+            if (count[sys] == most)
+            {
+                best.push_back(sys);
+            }
+        }
+        m_group[w] = best[w % best.size()];
+    }
 }
 
 uint32_t

@@ -292,6 +292,45 @@ class PartitionTestCase : public TestCase
             Simulator::Destroy();
         }
         {
+            // Switch 4 x Switch 4: four servers over 2 systems; each of the 4 scale-out
+            // switches has 2 NPUs on either system: they go to system (switch id % 2), 2 + 2,
+            // and each cuts the 2 links of the other system's NPUs
+            auto topo = std::make_shared<Topology>(Topology::FromDimensions(
+                {{DimType::SWITCH, 4, 400, 100}, {DimType::SWITCH, 4, 50, 700}}));
+            AstraFabricHelper fabric;
+            fabric.SetPartition("scale-up", 2);
+            fabric.Install(topo);
+            const auto sys = SystemIds(fabric, *topo);
+            uint32_t bad = 0;
+            uint32_t onOne = 0;
+            for (uint32_t j = 0; j < 4; ++j)
+            {
+                const uint32_t sw = topo->GetAttachSwitch(j, 1); // NPU j of server 0
+                bad += sys[sw] == sw % 2 ? 0 : 1;
+                onOne += sys[sw];
+            }
+            NS_TEST_ASSERT_MSG_EQ(bad, 0u, "scale-out switch on system (id % 2)");
+            NS_TEST_ASSERT_MSG_EQ(onOne, 2u, "2 of the 4 scale-out switches on system 1");
+            NS_TEST_ASSERT_MSG_EQ(fabric.GetCut().links.size(), 8u, "4 switches x 2 cut links");
+            NS_TEST_ASSERT_MSG_EQ(CountCut(*topo, sys), 8u, "cut links (from the system ids)");
+            Simulator::Destroy();
+        }
+        {
+            // Switch 2 x Switch 3: servers {0,1} | {2}; each scale-out switch has 2 of its 3
+            // NPUs on system 0: both stay there, 1 cut link each
+            auto topo = std::make_shared<Topology>(Topology::FromDimensions(
+                {{DimType::SWITCH, 2, 400, 100}, {DimType::SWITCH, 3, 50, 700}}));
+            AstraFabricHelper fabric;
+            fabric.SetPartition("scale-up", 2);
+            fabric.Install(topo);
+            const auto sys = SystemIds(fabric, *topo);
+            NS_TEST_ASSERT_MSG_EQ(sys[topo->GetAttachSwitch(0, 1)], 0u, "majority: system 0");
+            NS_TEST_ASSERT_MSG_EQ(sys[topo->GetAttachSwitch(1, 1)], 0u, "majority: system 0");
+            NS_TEST_ASSERT_MSG_EQ(sys[4], 1u, "server 2 on system 1");
+            NS_TEST_ASSERT_MSG_EQ(fabric.GetCut().links.size(), 2u, "one cut link per switch");
+            Simulator::Destroy();
+        }
+        {
             // fat-tree k = 4, pods over 2 systems: pods 0,1 | 2,3; only core links are cut
             auto topo = std::make_shared<Topology>(
                 Topology::FromDimensions({FatTreeDimension(4, 50, 100, 1, 300)}));
@@ -601,25 +640,41 @@ class MpiAvailabilityTestCase : public TestCase
         f.meta.intHops = 2;
         f.meta.intStack[1].qlenBytes = 4321;
         f.meta.frameBytes = 1100;
+        // a batch of two frames, the second with bytes, as a window's batch carries them
+        std::vector<uint8_t> batch;
+        RdmaRemoteChannel::Encode(f, 0xABCDEF0123456789ULL, batch);
+        const std::size_t first = batch.size();
+        RdmaQueuedFrame h = f;
+        h.meta.psn = 0x654321;
+        h.packet = Create<Packet>(1100);
+        RdmaRemoteChannel::Encode(h, 7, batch);
+        const uint8_t* end = batch.data() + batch.size();
         RdmaQueuedFrame g;
+        g.inPort = 9;
         uint64_t tie = 0;
-        NS_TEST_ASSERT_MSG_EQ(
-            RdmaRemoteChannel::Decode(RdmaRemoteChannel::Encode(f, 0xABCDEF0123456789ULL), g, &tie),
-            true,
-            "decoded");
+        const uint8_t* next = RdmaRemoteChannel::Decode(batch.data(), end, g, tie);
+        NS_TEST_ASSERT_MSG_EQ(next, batch.data() + first, "decoded up to the second frame");
         NS_TEST_ASSERT_MSG_EQ(tie, 0xABCDEF0123456789ULL, "the node-order tie-break travels");
         NS_TEST_ASSERT_MSG_EQ(g.meta.psn, 0x123456u, "PSN");
         NS_TEST_ASSERT_MSG_EQ(g.meta.immTag, 77u, "tag");
         NS_TEST_ASSERT_MSG_EQ(g.meta.msgPostTs, 123456789, "post time");
         NS_TEST_ASSERT_MSG_EQ(g.meta.intStack[1].qlenBytes, 4321u, "INT");
+        NS_TEST_ASSERT_MSG_EQ(g.inPort, 0u, "no ingress port yet");
         NS_TEST_ASSERT_MSG_EQ(g.packet, nullptr, "lazy frame stays lazy");
-        f.packet = Create<Packet>(1100);
-        NS_TEST_ASSERT_MSG_EQ(RdmaRemoteChannel::Decode(RdmaRemoteChannel::Encode(f), g),
-                              true,
-                              "decoded with bytes");
+        next = RdmaRemoteChannel::Decode(next, end, g, tie);
+        NS_TEST_ASSERT_MSG_EQ(next, end, "decoded with bytes, up to the end of the batch");
+        NS_TEST_ASSERT_MSG_EQ(tie, 7u, "its own tie-break");
+        NS_TEST_ASSERT_MSG_EQ(g.meta.psn, 0x654321u, "second PSN");
         NS_TEST_ASSERT_MSG_EQ(g.packet ? g.packet->GetSize() : 0, 1100u, "frame bytes");
-        NS_TEST_ASSERT_MSG_EQ(RdmaRemoteChannel::Decode(Create<Packet>(500), g),
-                              false,
+        NS_TEST_ASSERT_MSG_EQ(RdmaRemoteChannel::Decode(batch.data() + first, end - 1, g, tie),
+                              nullptr,
+                              "a truncated frame");
+        NS_TEST_ASSERT_MSG_EQ(RdmaRemoteChannel::Decode(batch.data(), batch.data() + 8, g, tie),
+                              nullptr,
+                              "a truncated meta");
+        const std::vector<uint8_t> zeros(500, 0);
+        NS_TEST_ASSERT_MSG_EQ(RdmaRemoteChannel::Decode(zeros.data(), zeros.data() + 500, g, tie),
+                              nullptr,
                               "not a frame");
 #endif
     }

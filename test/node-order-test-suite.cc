@@ -4,7 +4,6 @@
  *   scheduled; events created outside any node keep ns-3's order among themselves;
  * - a tie-break reserved by one node and set on an event another node schedules later
  *   places that event as if the first node had scheduled it (a link's reception event);
- * - an event marked as coming from MPI's receive code runs first in its time stamp;
  * - IsExpired / Cancel / Remove / IsRunning of same-time events that run out of uid order
  *   are right (ns-3's own test, by uid, would call a pending event expired);
  * - with every event outside any node the order is ns-3's (checked against
@@ -59,12 +58,12 @@ class NodeOrderSim
     StringValue m_sched; //!< saved scheduler type
 };
 
-/// Same-time events by creator, reserved tie-breaks, MPI-first events.
+/// Same-time events by creator, reserved tie-breaks.
 class NodeOrderTiesTestCase : public TestCase
 {
   public:
     NodeOrderTiesTestCase()
-        : TestCase("same-time events by creating node and its count; reserved and MPI ties")
+        : TestCase("same-time events by creating node and its count; reserved ties")
     {
     }
 
@@ -88,13 +87,11 @@ class NodeOrderTiesTestCase : public TestCase
         Simulator::ScheduleWithContext(0, NanoSeconds(7), &NodeOrderTiesTestCase::Log, this, "2a");
     }
 
-    /// in context 1 at 4 ns: "r" under node 5's reserved tie; "m" marked as from MPI
+    /// in context 1 at 4 ns: "r" under node 5's reserved tie
     void From1()
     {
         EventOrder::SetNext(m_reserved);
         Simulator::ScheduleWithContext(3, NanoSeconds(6), &NodeOrderTiesTestCase::Log, this, "r");
-        NodeOrderScheduler::GetActive()->NoteMpiReceive();
-        Simulator::ScheduleWithContext(3, NanoSeconds(6), &NodeOrderTiesTestCase::Log, this, "m");
     }
 
     void DoRun() override
@@ -109,7 +106,7 @@ class NodeOrderTiesTestCase : public TestCase
         Simulator::ScheduleWithContext(1, NanoSeconds(4), &NodeOrderTiesTestCase::From1, this);
         NS_TEST_ASSERT_MSG_EQ(EventOrder::IsNodeOrder(), true, "the node-order scheduler is on");
         Simulator::Run();
-        // ns-3's order would be x y 5a 5b 2a r m; node order: MPI first, then by creator:
+        // ns-3's order would be x y 5a 5b 2a r; node order by creator:
         // 2a (node 2), y (set-up, counted as node 4's), 5a 5b r (node 5, in its count),
         // x (no node) last
         std::string got;
@@ -117,7 +114,7 @@ class NodeOrderTiesTestCase : public TestCase
         {
             got += s + " ";
         }
-        NS_TEST_ASSERT_MSG_EQ(got, std::string("m 2a y 5a 5b r x "), "order of the 10 ns events");
+        NS_TEST_ASSERT_MSG_EQ(got, std::string("2a y 5a 5b r x "), "order of the 10 ns events");
     }
 
     std::vector<std::string> m_log;

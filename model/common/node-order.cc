@@ -73,12 +73,7 @@ void
 NodeOrderScheduler::Insert(const Scheduler::Event& ev)
 {
     uint64_t tie;
-    if (m_mpiNext)
-    {
-        m_mpiNext = false;
-        tie = m_mpiSeq++; // creator 0: first of its time stamp
-    }
-    else if (m_hasNext)
+    if (m_hasNext)
     {
         m_hasNext = false;
         tie = m_next;

@@ -36,10 +36,8 @@ namespace astra
  *   running context; outside any node (set-up, global events) the node the event is for,
  *   or 0xFFFFFF for an event of no node (which then keep ns-3's order among themselves);
  * - a link's reception event takes the tie-break its sending node reserved when the frame
- *   left (EventOrder::Reserve / SetNext), also when the frame crosses ranks;
- * - an event scheduled by ns-3's MPI receive code (EventOrder::NoteMpiReceive) gets
- *   creator 0: it runs before every other event of its time stamp and only re-schedules
- *   the frame under the tie-break its sender reserved.
+ *   left (EventOrder::Reserve / SetNext), also when the frame crosses ranks (it travels in
+ *   the frame's message; RdmaRemoteChannel schedules the arrival under it).
  *
  * Running events out of uid order changes what ns-3's IsExpired says of events of the
  * current time stamp, so this scheduler runs only under NodeOrderSimulatorImpl or its
@@ -79,12 +77,6 @@ class NodeOrderScheduler : public QuadHeapScheduler
         m_hasNext = true;
     }
 
-    /// The next Insert comes from ns-3's MPI receive code (creator 0).
-    void NoteMpiReceive()
-    {
-        m_mpiNext = true;
-    }
-
     /**
      * \param ts a time stamp \param uid an event uid
      * \return whether the event left the scheduler to run at ts, ts being the time stamp
@@ -112,10 +104,8 @@ class NodeOrderScheduler : public QuadHeapScheduler
     uint32_t m_current{0xFFFFFFFF};          //!< context of the event that left last
     std::vector<uint64_t> m_seq;             //!< next sequence per creator field (nodes)
     uint64_t m_noCreatorSeq{0};              //!< next sequence outside any node
-    uint64_t m_mpiSeq{0};                    //!< next sequence of MPI receive events
     uint64_t m_next{0};                      //!< SetNext's tie-break
     bool m_hasNext{false};                   //!< m_next is set
-    bool m_mpiNext{false};                   //!< NoteMpiReceive was called
     uint64_t m_runTie{0};                    //!< tie-break of the event that left last
     uint64_t m_runTs{0};                     //!< time stamp of m_runUids
     mutable std::vector<uint32_t> m_runUids; //!< uids that left at m_runTs

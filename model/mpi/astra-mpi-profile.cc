@@ -1,16 +1,45 @@
 /*
- * Synchronisation wait of a distributed run, through MPI's profiling interface: ns-3's
- * DistributedSimulatorImpl ends every granted-time window in an MPI_Allgather of the ranks'
- * next event times and message counts. This definition takes the place of the MPI
- * library's (the PMPI_ name reaches the library's own) and adds the call's wall time to
- * astra::Distributed::GetSyncSeconds. Compiled only with ns-3's mpi module.
+ * Hooks into ns-3's granted-time-window engine through MPI's profiling interface (these
+ * definitions take the place of the MPI library's; the PMPI_ names reach the library's
+ * own). Compiled only with ns-3's mpi module.
+ *
+ * Every granted-time window of ns-3's DistributedSimulatorImpl ends the same way on every
+ * rank: GrantedTimeWindowMpiInterface::ReceiveMessages (whose first MPI call is
+ * MPI_Testany), then the rank's next event time is read, then an MPI_Allgather of the
+ * ranks' next event times and message counts.
+ * - The first MPI_Testany of a window exchanges the RDMA frames the ranks batched for each
+ *   other during the window (RdmaRemoteChannel::ExchangeFrames): they are scheduled before
+ *   the rank reads its next event time, as ns-3's own messages are.
+ * - MPI_Allgather adds its wall time and the exchange's to
+ *   astra::Distributed::GetSyncSeconds (one synchronisation per window).
  */
 
+#include "rdma-remote-channel.h"
+
 #include "ns3/astra-distributed.h"
-#include "ns3/node-order.h"
 
 #include <chrono>
 #include <mpi.h>
+
+namespace
+{
+bool g_exchanged = false;     //!< this window's frames were exchanged
+double g_exchangeSeconds = 0; //!< wall time of this window's exchange
+} // namespace
+
+extern "C" int
+MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status)
+{
+    if (!g_exchanged)
+    {
+        g_exchanged = true;
+        const auto t0 = std::chrono::steady_clock::now();
+        ns3::RdmaRemoteChannel::ExchangeFrames();
+        g_exchangeSeconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    return PMPI_Testany(count, requests, index, flag, status);
+}
 
 extern "C" int
 MPI_Allgather(const void* sendbuf,
@@ -24,26 +53,9 @@ MPI_Allgather(const void* sendbuf,
     const auto t0 = std::chrono::steady_clock::now();
     const int r = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     ns3::astra::Distributed::AddSync(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    return r;
-}
-
-/*
- * Node event order (ns3/node-order.h): ns-3's MPI receive code (ReceiveMessages of the
- * granted-time-window interface) polls its receives with MPI_Testany and schedules one
- * event per completed receive right after it. That event is marked to run first in its
- * time stamp; it re-schedules the frame under the tie-break its sender reserved.
- */
-extern "C" int
-MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status)
-{
-    const int r = PMPI_Testany(count, requests, index, flag, status);
-    if (r == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED)
-    {
-        if (ns3::astra::NodeOrderScheduler* s = ns3::astra::NodeOrderScheduler::GetActive())
-        {
-            s->NoteMpiReceive();
-        }
-    }
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() +
+        g_exchangeSeconds);
+    g_exchangeSeconds = 0;
+    g_exchanged = false;
     return r;
 }

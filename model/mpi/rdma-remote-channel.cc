@@ -1,13 +1,18 @@
 #include "rdma-remote-channel.h"
 
+#include "ns3/astra-diagnostics.h"
+#include "ns3/event-impl.h"
+#include "ns3/global-value.h"
 #include "ns3/log.h"
 #include "ns3/mpi-interface.h"
-#include "ns3/mpi-receiver.h"
 #include "ns3/node-order.h"
 #include "ns3/node.h"
+#include "ns3/rdma-event-pool.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 
 #include <cstring>
+#include <mpi.h>
 
 namespace ns3
 {
@@ -16,13 +21,112 @@ NS_LOG_COMPONENT_DEFINE("RdmaRemoteChannel");
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaRemoteChannel);
 
+/// Arrival of a frame from another rank at one end of a channel (pooled: no malloc per frame).
+class RdmaRemoteArrivalEvent : public EventImpl
+{
+  public:
+    RDMA_EVENT_POOLED(RdmaRemoteArrivalEvent)
+
+    RdmaRemoteArrivalEvent(RdmaRemoteChannel* ch, uint8_t to, RdmaFrameSlot* slot)
+        : m_ch(ch),
+          m_to(to),
+          m_slot(slot)
+    {
+    }
+
+    ~RdmaRemoteArrivalEvent() override
+    {
+        if (m_slot)
+        {
+            RdmaFrameSlot::Put(m_slot); // destroyed before it ran (end of the simulation)
+        }
+    }
+
+  protected:
+    void Notify() override
+    {
+        RdmaFrameSlot* s = m_slot;
+        m_slot = nullptr;
+        m_ch->Arrive(m_to, s);
+    }
+
+  private:
+    Ptr<RdmaRemoteChannel> m_ch; //!< the channel
+    uint8_t m_to;                //!< receiving end
+    RdmaFrameSlot* m_slot;       //!< the frame
+};
+
 namespace
 {
 constexpr uint32_t kFrameMagic = 0x52444d41;             //!< "RDMA": an encoded frame
+constexpr uint32_t kFlagBytes = 1u;                      //!< the frame's bytes follow its meta
 constexpr uint32_t kHeaderBytes = 16 + sizeof(RdmaMeta); //!< magic, flags, tie, meta
+constexpr int kBatchTag = 0x5244; //!< tag of the batches (ns-3's own messages use tag 0)
 
-/// MpiReceiver callback: the channel and the receiving end are bound
-void ReceiveThunk(RdmaRemoteChannel* ch, uint8_t to, Ptr<Packet> p);
+/// Batch record before each encoded frame: arrival time, receiving node and device
+struct RecordHead
+{
+    int64_t arrivalTs; //!< absolute arrival time (time steps)
+    uint32_t node;     //!< receiving node id
+    uint32_t ifIndex;  //!< receiving device index
+};
+
+/// A receiving end of frames from another rank
+struct RxEnd
+{
+    RdmaRemoteChannel* ch{nullptr}; //!< the channel (nullptr: none)
+    uint8_t end{0};                 //!< its end
+};
+
+/// Batches of this process (one distributed simulation per process, as ns-3's MPI interface)
+struct Exchange
+{
+    bool armed{false};                     //!< a link of this rank crosses ranks
+    int agreed{-1};                        //!< any rank armed (-1: not yet agreed)
+    std::vector<std::vector<uint8_t>> out; //!< frames for each rank since the last exchange
+    std::vector<uint8_t> in;               //!< received batch
+    std::vector<MPI_Request> req;          //!< sends of one exchange
+    std::vector<std::vector<RxEnd>> rx;    //!< receiving ends by [node id][device index]
+    /// slots of frames sent, each until the end of its serialization (sending order)
+    std::vector<std::pair<int64_t, RdmaFrameSlot*>> sent;
+    std::size_t sentHead{0}; //!< first slot still held in sent
+
+    /// return the slots of frames serialized by now (every event up to now has run)
+    void ReleaseSent(int64_t now)
+    {
+        while (sentHead < sent.size() && sent[sentHead].first <= now)
+        {
+            RdmaFrameSlot::Put(sent[sentHead++].second);
+        }
+        if (sentHead == sent.size())
+        {
+            sent.clear();
+            sentHead = 0;
+        }
+        else if (sentHead > sent.size() / 2)
+        {
+            sent.erase(sent.begin(), sent.begin() + static_cast<std::ptrdiff_t>(sentHead));
+            sentHead = 0;
+        }
+    }
+};
+
+Exchange&
+X()
+{
+    static Exchange x;
+    return x;
+}
+
+bool
+GrantedTimeWindowEngine()
+{
+    StringValue impl;
+    GlobalValue::GetValueByName("SimulatorImplementationType", impl);
+    // ns-3's engine, or its node-order variant (model/mpi/node-order-distributed-simulator-impl.cc)
+    return impl.Get() == "ns3::DistributedSimulatorImpl" ||
+           impl.Get() == "ns3::astra::NodeOrderDistributedSimulatorImpl";
+}
 } // namespace
 
 TypeId
@@ -49,121 +153,251 @@ RdmaRemoteChannel::Attach(Ptr<RdmaNetDevice> dev)
     {
         return true;
     }
-    const uint32_t self = MpiInterface::IsEnabled() ? MpiInterface::GetSystemId() : 0;
+    const bool mpi = MpiInterface::IsEnabled();
+    const uint32_t self = mpi ? MpiInterface::GetSystemId() : 0;
+    Exchange& x = X();
     for (uint8_t i = 0; i < 2; ++i)
     {
         Ptr<RdmaNetDevice> d = GetRdmaDevice(i);
         Ptr<RdmaNetDevice> peer = GetRdmaDevice(1 - i);
         const uint32_t mine = d->GetNode()->GetSystemId();
-        SetRemoteDirection(i, mine != peer->GetNode()->GetSystemId());
-        if (mine == self && !d->GetObject<MpiReceiver>())
+        m_peerRank[i] = peer->GetNode()->GetSystemId();
+        const bool cut = mine != m_peerRank[i];
+        SetRemoteDirection(i, cut);
+        if (!cut || !mpi || mine != self)
         {
-            Ptr<MpiReceiver> rx = CreateObject<MpiReceiver>();
-            rx->SetReceiveCallback(MakeBoundCallback(&ReceiveThunk, this, i));
-            d->AggregateObject(rx);
+            continue;
         }
+        if (!GrantedTimeWindowEngine())
+        {
+            throw astra::InputError("RdmaRemoteChannel: a link across ranks needs ns-3's "
+                                    "granted-time-window engine (SimulatorImplementationType "
+                                    "ns3::DistributedSimulatorImpl)");
+        }
+        x.armed = true;
+        const uint32_t node = d->GetNode()->GetId();
+        const uint32_t ifIndex = d->GetIfIndex();
+        if (x.rx.size() <= node)
+        {
+            x.rx.resize(node + 1);
+        }
+        if (x.rx[node].size() <= ifIndex)
+        {
+            x.rx[node].resize(ifIndex + 1);
+        }
+        x.rx[node][ifIndex] = RxEnd{this, i};
     }
     return true;
 }
 
-Ptr<Packet>
-RdmaRemoteChannel::Encode(const RdmaQueuedFrame& frame, uint64_t tie)
+void
+RdmaRemoteChannel::DoDispose()
 {
-    uint8_t buf[kHeaderBytes];
-    const uint32_t flags = frame.packet ? 1u : 0u;
-    std::memcpy(buf, &kFrameMagic, 4);
-    std::memcpy(buf + 4, &flags, 4);
-    std::memcpy(buf + 8, &tie, 8);
-    std::memcpy(buf + 16, &frame.meta, sizeof(RdmaMeta)); // plain data; one binary on every rank
-    Ptr<Packet> p = Create<Packet>(buf, kHeaderBytes);
+    X().ReleaseSent(INT64_MAX); // the simulation ends: no device reads them any more
+    for (auto& node : X().rx)
+    {
+        for (RxEnd& e : node)
+        {
+            if (e.ch == this)
+            {
+                e = RxEnd{};
+            }
+        }
+    }
+    RdmaChannel::DoDispose();
+}
+
+void
+RdmaRemoteChannel::Encode(const RdmaQueuedFrame& frame, uint64_t tie, std::vector<uint8_t>& out)
+{
+    const uint32_t flags = frame.packet ? kFlagBytes : 0u;
+    const uint32_t bytes = frame.packet ? frame.packet->GetSerializedSize() : 0u;
+    const std::size_t at = out.size();
+    out.resize(at + kHeaderBytes + (frame.packet ? 4 + bytes : 0));
+    uint8_t* b = out.data() + at;
+    std::memcpy(b, &kFrameMagic, 4);
+    std::memcpy(b + 4, &flags, 4);
+    std::memcpy(b + 8, &tie, 8);
+    std::memcpy(b + 16, &frame.meta, sizeof(RdmaMeta)); // plain data; one binary on every rank
     if (frame.packet)
     {
-        p->AddAtEnd(frame.packet);
+        std::memcpy(b + kHeaderBytes, &bytes, 4);
+        frame.packet->Serialize(b + kHeaderBytes + 4, bytes);
+    }
+}
+
+const uint8_t*
+RdmaRemoteChannel::Decode(const uint8_t* p,
+                          const uint8_t* end,
+                          RdmaQueuedFrame& frame,
+                          uint64_t& tie)
+{
+    if (!p || end < p || static_cast<std::size_t>(end - p) < kHeaderBytes)
+    {
+        return nullptr;
+    }
+    uint32_t magic = 0;
+    uint32_t flags = 0;
+    std::memcpy(&magic, p, 4);
+    std::memcpy(&flags, p + 4, 4);
+    if (magic != kFrameMagic || (flags & ~kFlagBytes) != 0)
+    {
+        return nullptr;
+    }
+    std::memcpy(&tie, p + 8, 8);
+    std::memcpy(&frame.meta, p + 16, sizeof(RdmaMeta));
+    frame.inPort = 0;
+    p += kHeaderBytes;
+    frame.packet = nullptr;
+    if (flags & kFlagBytes)
+    {
+        uint32_t bytes = 0;
+        if (end - p < 4)
+        {
+            return nullptr;
+        }
+        std::memcpy(&bytes, p, 4);
+        p += 4;
+        if (static_cast<std::size_t>(end - p) < bytes)
+        {
+            return nullptr;
+        }
+        frame.packet = Create<Packet>(p, bytes, true);
+        p += bytes;
     }
     return p;
 }
 
-bool
-RdmaRemoteChannel::Decode(Ptr<Packet> p, RdmaQueuedFrame& frame, uint64_t* tie)
-{
-    if (!p || p->GetSize() < kHeaderBytes)
-    {
-        return false;
-    }
-    uint8_t buf[kHeaderBytes];
-    p->CopyData(buf, kHeaderBytes);
-    uint32_t magic = 0;
-    uint32_t flags = 0;
-    std::memcpy(&magic, buf, 4);
-    std::memcpy(&flags, buf + 4, 4);
-    if (magic != kFrameMagic)
-    {
-        return false;
-    }
-    if (tie)
-    {
-        std::memcpy(tie, buf + 8, 8);
-    }
-    std::memcpy(&frame.meta, buf + 16, sizeof(RdmaMeta));
-    frame.inPort = 0;
-    if (flags & 1u)
-    {
-        Ptr<Packet> bytes = p->Copy();
-        bytes->RemoveAtStart(kHeaderBytes);
-        frame.packet = bytes;
-    }
-    else
-    {
-        frame.packet = nullptr;
-    }
-    return true;
-}
-
 void
-RdmaRemoteChannel::SendRemote(const RdmaQueuedFrame& frame,
+RdmaRemoteChannel::SendRemote(RdmaFrameSlot* slot,
                               uint8_t d,
+                              int64_t txEndTs,
                               int64_t arrivalTs,
                               uint64_t tie)
 {
-    Ptr<RdmaNetDevice> to = GetRdmaDevice(1 - d);
-    ++m_sentRemote;
-    MpiInterface::SendPacket(Encode(frame, tie),
-                             TimeStep(arrivalTs),
-                             to->GetNode()->GetId(),
-                             to->GetIfIndex());
-}
-
-void
-RdmaRemoteChannel::ReceiveRemote(uint8_t to, Ptr<Packet> p)
-{
-    RdmaFrameSlot* slot = RdmaFrameSlot::Get();
-    uint64_t tie = 0;
-    if (!Decode(p, slot->frame, &tie))
+    Exchange& x = X();
+    if (!x.armed)
     {
         RdmaFrameSlot::Put(slot);
-        NS_FATAL_ERROR("RdmaRemoteChannel: a message that is not an RDMA frame arrived");
+        NS_FATAL_ERROR("RdmaRemoteChannel: a frame to another rank outside a distributed run");
     }
-    ++m_rcvdRemote;
-    if (astra::EventOrder::IsNodeOrder())
+    if (x.out.size() <= m_peerRank[d])
     {
-        // this event was scheduled by ns-3's MPI code and runs before the other events of
-        // its time stamp: the frame takes its own place among them
-        Ptr<RdmaNetDevice> dev = GetRdmaDevice(to);
-        astra::EventOrder::SetNext(tie);
-        Simulator::ScheduleWithContext(dev->GetNode()->GetId(),
-                                       Time(0),
-                                       &RdmaRemoteChannel::DeliverRemote,
-                                       this,
-                                       slot,
-                                       to);
-        return;
+        x.out.resize(m_peerRank[d] + 1);
     }
-    DeliverSlot(slot, PeekPointer(GetRdmaDevice(to)));
+    std::vector<uint8_t>& out = x.out[m_peerRank[d]];
+    Ptr<RdmaNetDevice> to = GetRdmaDevice(1 - d);
+    const RecordHead head{arrivalTs, to->GetNode()->GetId(), to->GetIfIndex()};
+    const std::size_t at = out.size();
+    out.resize(at + sizeof(RecordHead));
+    std::memcpy(out.data() + at, &head, sizeof(RecordHead));
+    Encode(slot->frame, tie, out);
+    x.sent.emplace_back(txEndTs, slot);
+    ++m_sentRemote;
 }
 
 void
-RdmaRemoteChannel::DeliverRemote(RdmaFrameSlot* slot, uint8_t to)
+RdmaRemoteChannel::ExchangeFrames()
 {
+    Exchange& x = X();
+    if (x.agreed < 0)
+    {
+        // once, in the first synchronisation (every rank reaches it): batches are exchanged
+        // if any rank has a link across ranks
+        if (!MpiInterface::IsEnabled() || !GrantedTimeWindowEngine())
+        {
+            x.agreed = 0;
+            return;
+        }
+        int mine = x.armed ? 1 : 0;
+        int any = 0;
+        MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MpiInterface::GetCommunicator());
+        x.agreed = any;
+    }
+    if (x.agreed == 0)
+    {
+        return;
+    }
+    const uint32_t n = MpiInterface::GetSize();
+    const uint32_t me = MpiInterface::GetSystemId();
+    MPI_Comm comm = MpiInterface::GetCommunicator();
+    x.out.resize(std::max<std::size_t>(x.out.size(), n));
+    x.req.resize(n);
+    uint32_t nReq = 0;
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        if (r != me)
+        {
+            MPI_Isend(x.out[r].data(),
+                      static_cast<int>(x.out[r].size()),
+                      MPI_BYTE,
+                      static_cast<int>(r),
+                      kBatchTag,
+                      comm,
+                      &x.req[nReq++]);
+        }
+    }
+    const int64_t now = Simulator::Now().GetTimeStep();
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        if (r == me)
+        {
+            continue;
+        }
+        MPI_Status st;
+        MPI_Probe(static_cast<int>(r), kBatchTag, comm, &st);
+        int count = 0;
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        if (x.in.size() < static_cast<std::size_t>(count))
+        {
+            x.in.resize(count);
+        }
+        MPI_Recv(x.in.data(), count, MPI_BYTE, static_cast<int>(r), kBatchTag, comm, &st);
+        const uint8_t* p = x.in.data();
+        const uint8_t* end = p + count;
+        while (p < end)
+        {
+            RecordHead head;
+            if (end - p < static_cast<std::ptrdiff_t>(sizeof(RecordHead)))
+            {
+                NS_FATAL_ERROR("RdmaRemoteChannel: a truncated batch arrived from rank " << r);
+            }
+            std::memcpy(&head, p, sizeof(RecordHead));
+            p += sizeof(RecordHead);
+            const RxEnd e = (head.node < x.rx.size() && head.ifIndex < x.rx[head.node].size())
+                                ? x.rx[head.node][head.ifIndex]
+                                : RxEnd{};
+            RdmaFrameSlot* slot = RdmaFrameSlot::Get();
+            uint64_t tie = 0;
+            p = Decode(p, end, slot->frame, tie);
+            if (!p || !e.ch || head.arrivalTs < now)
+            {
+                RdmaFrameSlot::Put(slot);
+                NS_FATAL_ERROR("RdmaRemoteChannel: rank " << r << " sent a frame that is not "
+                                                          << "one for node " << head.node
+                                                          << " device " << head.ifIndex
+                                                          << " at or after now");
+            }
+            // node event order: the arrival takes the tie-break its sender reserved, as
+            // its reception event has in one process
+            astra::EventOrder::SetNext(tie);
+            Simulator::ScheduleWithContext(head.node,
+                                           TimeStep(head.arrivalTs - now),
+                                           new RdmaRemoteArrivalEvent(e.ch, e.end, slot));
+        }
+    }
+    MPI_Waitall(static_cast<int>(nReq), x.req.data(), MPI_STATUSES_IGNORE);
+    x.ReleaseSent(now);
+    for (auto& o : x.out)
+    {
+        o.clear();
+    }
+}
+
+void
+RdmaRemoteChannel::Arrive(uint8_t to, RdmaFrameSlot* slot)
+{
+    ++m_rcvdRemote;
     DeliverSlot(slot, PeekPointer(GetRdmaDevice(to)));
 }
 
@@ -178,14 +412,5 @@ RdmaRemoteChannel::GetFramesReceivedRemote() const
 {
     return m_rcvdRemote;
 }
-
-namespace
-{
-void
-ReceiveThunk(RdmaRemoteChannel* ch, uint8_t to, Ptr<Packet> p)
-{
-    ch->ReceiveRemote(to, p);
-}
-} // namespace
 
 } // namespace ns3

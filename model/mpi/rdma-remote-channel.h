@@ -10,6 +10,9 @@
 #include "ns3/packet.h"
 #include "ns3/rdma-channel.h"
 
+#include <cstdint>
+#include <vector>
+
 namespace ns3
 {
 
@@ -19,13 +22,19 @@ namespace ns3
  *
  * Every rank builds the same nodes and devices (ns-3's distributed model: node ids and
  * device indices agree across ranks). A frame sent by the local end towards the remote
- * one is serialized, meta (RdmaMeta, which carries everything a receiver learns) first
- * and then the frame's bytes if it has them, and handed to MpiInterface::SendPacket with
- * its arrival time (now + serialization + delay). The peer rank's MpiReceiver on the
- * receiving device rebuilds the frame and passes it to RdmaNetDevice::Receive at that
- * time, in the node's context. Frames between two local ends (both ranks equal) go the
- * local way. The lookahead of ns-3's distributed simulators is the channel's Delay
- * attribute: it must be > 0 on a link crossing ranks.
+ * one is encoded (Encode: RdmaMeta, which carries everything a receiver learns, and the
+ * frame's bytes if it has them) with its arrival time (now + serialization + delay) and
+ * the receiving device into a batch for the peer's rank (the sending rank schedules no
+ * reception event; the frame's slot is returned at the first exchange after the end of its
+ * serialization, which the sending device reads it until). The batches of a granted-time
+ * window travel at the window's end, one MPI message per pair of ranks (ExchangeFrames,
+ * called when ns-3's DistributedSimulatorImpl starts the window's synchronisation, before
+ * it reports its next event time); the receiving rank decodes each frame (Decode) and
+ * schedules its delivery to RdmaNetDevice::Receive at the arrival time, in the node's
+ * context. Frames between two local ends (both ranks equal) go the local way. The
+ * lookahead of ns-3's distributed simulators is the channel's Delay attribute: it must be
+ * > 0 on a link crossing ranks. Needs ns-3's granted-time-window engine
+ * (ns3::DistributedSimulatorImpl).
  */
 class RdmaRemoteChannel : public RdmaChannel
 {
@@ -35,49 +44,72 @@ class RdmaRemoteChannel : public RdmaChannel
     RdmaRemoteChannel();
     ~RdmaRemoteChannel() override;
 
+    /**
+     * Attach a device. With both attached, every end of this rank whose peer is on another
+     * rank is registered as a receiving end of frames from that rank.
+     * \param dev the device
+     * \return false if the channel has two devices already
+     * \throws astra::InputError for a link across ranks when the simulator implementation
+     *         is not ns-3's granted-time-window engine
+     */
     bool Attach(Ptr<RdmaNetDevice> dev) override;
 
     uint64_t GetFramesSentRemote() const;     //!< \return frames sent to the other rank
     uint64_t GetFramesReceivedRemote() const; //!< \return frames received from it
 
     /**
-     * Serialize a frame for the other rank.
+     * Serialize a frame for another rank: the one place that writes a frame's fields.
      * \param frame the frame
-     * \param tie its reception event's tie-break in node event order
-     * \return the message packet
+     * \param tie its reception event's tie-break in node event order (ns3/node-order.h)
+     * \param out its encoding is appended
      */
-    static Ptr<Packet> Encode(const RdmaQueuedFrame& frame, uint64_t tie = 0);
+    static void Encode(const RdmaQueuedFrame& frame, uint64_t tie, std::vector<uint8_t>& out);
     /**
-     * Rebuild a frame from Encode's packet.
-     * \param p the message packet
+     * Rebuild a frame from Encode's bytes: the one place that reads them.
+     * \param p start of an encoded frame
+     * \param end end of the buffer
      * \param frame filled (inPort 0)
-     * \param tie if not null, filled with Encode's tie-break
-     * \return false if the packet is not an encoded frame
+     * \param tie filled with Encode's tie-break
+     * \return the byte after the frame's encoding, nullptr if [p, end) does not start with
+     *         an encoded frame
      */
-    static bool Decode(Ptr<Packet> p, RdmaQueuedFrame& frame, uint64_t* tie = nullptr);
+    static const uint8_t* Decode(const uint8_t* p,
+                                 const uint8_t* end,
+                                 RdmaQueuedFrame& frame,
+                                 uint64_t& tie);
 
     /**
-     * \internal A frame for end `to` arrived from the other rank (MpiReceiver callback):
-     * delivered to the device now, or in node event order rescheduled now under the
-     * tie-break its sender reserved (this event, scheduled by ns-3's MPI code, runs first
-     * in its time stamp).
-     * \param to receiving end
-     * \param p the message
+     * \internal Exchange the frames batched since the last call with every other rank:
+     * one message to and one from each (possibly empty), each received frame scheduled for
+     * its arrival. Every rank calls it once per granted-time window, as ns-3's
+     * GrantedTimeWindowMpiInterface::ReceiveMessages starts (MPI profiling interface,
+     * model/mpi/astra-mpi-profile.cc), before DistributedSimulatorImpl computes the
+     * rank's next event time: no frame is in flight when the ranks agree on the window.
+     * Does nothing unless a link crosses ranks under the granted-time-window engine.
      */
-    void ReceiveRemote(uint8_t to, Ptr<Packet> p);
+    static void ExchangeFrames();
 
   protected:
-    void SendRemote(const RdmaQueuedFrame& frame,
+    void DoDispose() override;
+    void SendRemote(RdmaFrameSlot* slot,
                     uint8_t d,
+                    int64_t txEndTs,
                     int64_t arrivalTs,
                     uint64_t tie) override;
 
   private:
-    /// Node event order: deliver a received frame \param slot the frame \param to end
-    void DeliverRemote(RdmaFrameSlot* slot, uint8_t to);
+    friend class RdmaRemoteArrivalEvent;
 
-    uint64_t m_sentRemote{0}; //!< frames sent to the other rank
-    uint64_t m_rcvdRemote{0}; //!< frames received from it
+    /**
+     * A frame from the other rank arrives now at end `to`.
+     * \param to receiving end
+     * \param slot the frame (owned by the call)
+     */
+    void Arrive(uint8_t to, RdmaFrameSlot* slot);
+
+    uint64_t m_sentRemote{0};     //!< frames sent to the other rank
+    uint64_t m_rcvdRemote{0};     //!< frames received from it
+    uint32_t m_peerRank[2]{0, 0}; //!< rank of the device at the far end of direction d
 };
 
 } // namespace ns3

@@ -119,11 +119,11 @@ RdmaChannel::TransmitSlot(RdmaFrameSlot* slot, RdmaNetDevice* from, Time txTime)
     const uint64_t tie = astra::EventOrder::Reserve();
     if (m_remote[d])
     {
-        // the frame leaves for the other rank now; its slot stays here until the arrival
-        // time (the sending device reads it until the end of serialization)
-        const int64_t at =
-            Simulator::Now().GetTimeStep() + txTime.GetTimeStep() + m_delay.GetTimeStep();
-        SendRemote(slot->frame, d, at, tie);
+        // the frame leaves for the other rank now (no reception event here); the sending
+        // device reads its slot until the end of serialization
+        const int64_t txEnd = Simulator::Now().GetTimeStep() + txTime.GetTimeStep();
+        SendRemote(slot, d, txEnd, txEnd + m_delay.GetTimeStep(), tie);
+        return;
     }
     Direction& dir = m_dir[d];
     uint32_t cap = static_cast<uint32_t>(dir.ring.size());
@@ -179,14 +179,7 @@ RdmaChannel::Deliver(uint8_t d)
     dir.head = (dir.head + 1) & (static_cast<uint32_t>(dir.ring.size()) - 1);
     --dir.size;
 
-    if (m_remote[d])
-    {
-        RdmaFrameSlot::Put(slot); // delivered on the other rank
-    }
-    else
-    {
-        DeliverSlot(slot, PeekPointer(m_dev[1 - d]));
-    }
+    DeliverSlot(slot, PeekPointer(m_dev[1 - d]));
     if (dir.size > 0 && !dir.scheduled)
     {
         ScheduleHead(d, now);
@@ -227,8 +220,9 @@ RdmaChannel::SetRemoteDirection(uint8_t d, bool remote)
 }
 
 void
-RdmaChannel::SendRemote(const RdmaQueuedFrame&, uint8_t d, int64_t, uint64_t)
+RdmaChannel::SendRemote(RdmaFrameSlot* slot, uint8_t d, int64_t, int64_t, uint64_t)
 {
+    RdmaFrameSlot::Put(slot);
     NS_FATAL_ERROR("RdmaChannel: direction " << int(d) << " is remote on a local channel");
 }
 

@@ -16,8 +16,8 @@
  *
  * A link whose two ends run on different MPI ranks is an RdmaRemoteChannel (built
  * only with ns-3's mpi module): a frame sent towards the other rank leaves through
- * SendRemote (MpiInterface::SendPacket) and arrives there at the same time, the
- * lookahead being the link delay.
+ * SendRemote (batched per window, one MPI message per pair of ranks) and arrives there at
+ * the same time, the lookahead being the link delay.
  */
 
 #ifndef RDMA_CHANNEL_H
@@ -92,13 +92,15 @@ class RdmaChannel : public Channel
 
     /**
      * Send a frame of a remote direction (RdmaRemoteChannel); the base class has none.
-     * \param frame the frame
+     * \param slot the frame (owned by the call; the sending device reads it until txEndTs)
      * \param d direction (the sending end)
+     * \param txEndTs absolute end of its serialization (Time steps)
      * \param arrivalTs absolute arrival time of its last bit (Time steps)
      * \param tie the reception event's tie-break in node event order (EventOrder)
      */
-    virtual void SendRemote(const RdmaQueuedFrame& frame,
+    virtual void SendRemote(RdmaFrameSlot* slot,
                             uint8_t d,
+                            int64_t txEndTs,
                             int64_t arrivalTs,
                             uint64_t tie);
 
