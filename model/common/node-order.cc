@@ -7,8 +7,6 @@
 #include "ns3/global-value.h"
 #include "ns3/string.h"
 
-#include <algorithm>
-
 namespace ns3
 {
 namespace astra
@@ -43,30 +41,17 @@ NodeOrderScheduler::~NodeOrderScheduler()
 }
 
 uint64_t
-NodeOrderScheduler::Next(uint32_t ctx)
+NodeOrderScheduler::NextSlow(uint32_t ctx)
 {
-    uint64_t creator;
-    uint64_t* seq;
     if (ctx == 0xFFFFFFFF)
     {
-        creator = kNoCreator;
-        seq = &m_noCreatorSeq;
+        return (kNoCreator << kSeqBits) | m_noCreatorSeq++;
     }
-    else
-    {
-        NS_ABORT_MSG_IF(ctx >= kMaxNodes,
-                        "NodeOrderScheduler: node id " << ctx << " past the order's " << kMaxNodes
-                                                       << " nodes");
-        creator = uint64_t(ctx) + 1;
-        if (creator >= m_seq.size())
-        {
-            m_seq.resize(creator + 1, 0);
-        }
-        seq = &m_seq[creator];
-    }
-    const uint64_t s = (*seq)++;
-    NS_ABORT_MSG_IF(s > kSeqMask, "NodeOrderScheduler: more than 2^40 events of one node");
-    return (creator << kSeqBits) | s;
+    NS_ABORT_MSG_IF(ctx >= kMaxNodes,
+                    "NodeOrderScheduler: node id " << ctx << " past the order's " << kMaxNodes
+                                                   << " nodes");
+    m_seq.resize(std::size_t(ctx) + 1, 0);
+    return Next(ctx);
 }
 
 void
@@ -92,41 +77,9 @@ NodeOrderScheduler::RemoveNext()
 {
     m_runTie = PeekTie();
     const Scheduler::Event ev = QuadHeapScheduler::RemoveNext();
-    if (ev.key.m_ts != m_runTs)
-    {
-        m_runTs = ev.key.m_ts;
-        m_runUids.clear();
-        m_runSorted = 0;
-    }
-    m_runUids.push_back(ev.key.m_uid);
     // the simulator runs this event next, in its context: what it schedules, it creates
     m_current = ev.key.m_context;
     return ev;
-}
-
-bool
-NodeOrderScheduler::WasRunAt(uint64_t ts, uint32_t uid) const
-{
-    if (ts != m_runTs)
-    {
-        return false;
-    }
-    const std::size_t n = m_runUids.size();
-    if (n - m_runSorted > 32)
-    {
-        // many events in one time stamp: keep the searched part sorted
-        std::sort(m_runUids.begin() + long(m_runSorted), m_runUids.end());
-        std::inplace_merge(m_runUids.begin(),
-                           m_runUids.begin() + long(m_runSorted),
-                           m_runUids.end());
-        m_runSorted = n;
-    }
-    if (std::binary_search(m_runUids.begin(), m_runUids.begin() + long(m_runSorted), uid))
-    {
-        return true;
-    }
-    return std::find(m_runUids.begin() + long(m_runSorted), m_runUids.end(), uid) !=
-           m_runUids.end();
 }
 
 bool
@@ -148,7 +101,8 @@ NodeOrderIsExpired(const EventId& id, uint64_t nowTs, bool& decided)
     {
         return id.GetTs() < nowTs;
     }
-    return s->WasRunAt(nowTs, id.GetUid());
+    // not cancelled, of the current time stamp: it ran (or runs) unless still pending
+    return !s->IsPendingAt(nowTs, id.GetUid());
 }
 
 void

@@ -41,7 +41,9 @@ namespace astra
  *
  * Running events out of uid order changes what ns-3's IsExpired says of events of the
  * current time stamp, so this scheduler runs only under NodeOrderSimulatorImpl or its
- * distributed variant, which ask the scheduler instead (WasRunAt).
+ * distributed variant, which ask the scheduler instead (IsPendingAt: a walk over the
+ * events of the current time stamp at the top of the heap). A node's sequence has 40 bits:
+ * 2^40 events created by one node.
  */
 class NodeOrderScheduler : public QuadHeapScheduler
 {
@@ -77,13 +79,6 @@ class NodeOrderScheduler : public QuadHeapScheduler
         m_hasNext = true;
     }
 
-    /**
-     * \param ts a time stamp \param uid an event uid
-     * \return whether the event left the scheduler to run at ts, ts being the time stamp
-     * of the event that left last
-     */
-    bool WasRunAt(uint64_t ts, uint32_t uid) const;
-
     /// \return the tie-break of the event that left last (the running one)
     uint64_t GetRunningTie() const
     {
@@ -97,19 +92,26 @@ class NodeOrderScheduler : public QuadHeapScheduler
 
   private:
     /// \param ctx a creating context \return its next tie-break
-    uint64_t Next(uint32_t ctx);
+    uint64_t Next(uint32_t ctx)
+    {
+        if (ctx < m_seq.size())
+        {
+            return (uint64_t(ctx + 1) << kSeqBits) | m_seq[ctx]++;
+        }
+        return NextSlow(ctx);
+    }
+
+    /// Next for no node or a node seen first \param ctx the context \return the tie-break
+    uint64_t NextSlow(uint32_t ctx);
 
     static NodeOrderScheduler* s_active; //!< the live instance (one simulation at a time)
 
-    uint32_t m_current{0xFFFFFFFF};          //!< context of the event that left last
-    std::vector<uint64_t> m_seq;             //!< next sequence per creator field (nodes)
-    uint64_t m_noCreatorSeq{0};              //!< next sequence outside any node
-    uint64_t m_next{0};                      //!< SetNext's tie-break
-    bool m_hasNext{false};                   //!< m_next is set
-    uint64_t m_runTie{0};                    //!< tie-break of the event that left last
-    uint64_t m_runTs{0};                     //!< time stamp of m_runUids
-    mutable std::vector<uint32_t> m_runUids; //!< uids that left at m_runTs
-    mutable std::size_t m_runSorted{0};      //!< m_runUids[0, m_runSorted) is sorted
+    uint32_t m_current{0xFFFFFFFF}; //!< context of the event that left last
+    std::vector<uint64_t> m_seq;    //!< next sequence per creator field (nodes)
+    uint64_t m_noCreatorSeq{0};     //!< next sequence outside any node
+    uint64_t m_next{0};             //!< SetNext's tie-break
+    bool m_hasNext{false};          //!< m_next is set
+    uint64_t m_runTie{0};           //!< tie-break of the event that left last
 };
 
 /**

@@ -3,6 +3,7 @@
 #include "ns3/assert.h"
 #include "ns3/event-impl.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -201,6 +202,35 @@ QuadHeapScheduler::RemoveNext()
     // ...and lift the former last element from there
     SiftUp(m_keys, m_payloads, p, k, v);
     return ev;
+}
+
+bool
+QuadHeapScheduler::IsPendingAt(uint64_t ts, uint32_t uid) const
+{
+    // the pending events of time stamp ts (none is earlier) form a subtree at the root
+    const std::size_t end = kBase + m_size;
+    m_walk.clear();
+    if (m_size > 0 && static_cast<uint64_t>(m_keys[kBase] >> 64) == ts)
+    {
+        m_walk.push_back(kBase);
+    }
+    while (!m_walk.empty())
+    {
+        const std::size_t p = m_walk.back();
+        m_walk.pop_back();
+        if (m_payloads[p].uid == uid)
+        {
+            return true;
+        }
+        for (std::size_t c = FirstChild(p), e = std::min(c + 4, end); c < e; ++c)
+        {
+            if (static_cast<uint64_t>(m_keys[c] >> 64) == ts)
+            {
+                m_walk.push_back(c);
+            }
+        }
+    }
+    return false;
 }
 
 void

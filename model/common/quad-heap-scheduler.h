@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace ns3
 {
@@ -63,6 +64,16 @@ class QuadHeapScheduler : public Scheduler
      */
     void InsertWithTie(const Scheduler::Event& ev, uint64_t tie);
 
+  public:
+    /**
+     * Whether an event of time stamp ts is pending, ts being the smallest pending time
+     * stamp or below it: a walk over the heap's top events of that time stamp only.
+     * \param ts the time stamp \param uid the event's uid
+     * \return whether the event is in the heap
+     */
+    bool IsPendingAt(uint64_t ts, uint32_t uid) const;
+
+  protected:
     /// \return the tie-break of the next event (the heap is not empty)
     uint64_t PeekTie() const
     {
@@ -88,10 +99,11 @@ class QuadHeapScheduler : public Scheduler
 
     void Grow(); //!< double the capacity
 
-    Key* m_keys{nullptr};         //!< keys by position (64-byte aligned)
-    Payload* m_payloads{nullptr}; //!< events and contexts by position
-    std::size_t m_size{0};        //!< pending events
-    std::size_t m_capacity{0};    //!< positions allocated past kBase
+    Key* m_keys{nullptr};                    //!< keys by position (64-byte aligned)
+    Payload* m_payloads{nullptr};            //!< events and contexts by position
+    std::size_t m_size{0};                   //!< pending events
+    std::size_t m_capacity{0};               //!< positions allocated past kBase
+    mutable std::vector<std::size_t> m_walk; //!< IsPendingAt's positions to visit
 };
 
 } // namespace astra
