@@ -502,6 +502,12 @@ NumberCases(const Env& e)
     opt("--hang-ns=-5", {"non-negative integer"});
     opt("--hang-ns=12abc", {"expected an integer"});
     opt("--rng-stream=-2", {"must be >= -1"});
+    opt("--event-order=nod", {"unknown order", "did you mean 'node'"});
+    c.push_back({"option --SchedulerType with --event-order=node",
+                 e.Runner({}, "--event-order=node --SchedulerType=ns3::MapScheduler"),
+                 1,
+                 {"error: --SchedulerType=ns3::MapScheduler does not keep the node event order",
+                  "--event-order=fifo"}});
     opt("--compat=2", {"expected true/false or 1/0"});
     opt("--compat=1abc", {"expected true/false or 1/0"});
     opt("--summary=yes", {"expected true/false or 1/0"});

@@ -284,7 +284,8 @@ class NodeOrderInputTestCase : public TestCase
         StringValue sched;
         GlobalValue::GetValueByName("SimulatorImplementationType", impl);
         GlobalValue::GetValueByName("SchedulerType", sched);
-        NS_TEST_ASSERT_MSG_EQ(Throws([] { EventOrder::Select("nodes", false); }, "unknown order"),
+        NS_TEST_ASSERT_MSG_EQ(Throws([] { EventOrder::Select("nodes", false); },
+                                     "--event-order=nodes: unknown order"),
                               true,
                               "unknown order");
         GlobalValue::Bind("SchedulerType", StringValue("ns3::MapScheduler"));

@@ -1,6 +1,7 @@
 #include "node-order.h"
 
 #include "astra-diagnostics.h"
+#include "astra-input.h"
 
 #include "ns3/abort.h"
 #include "ns3/event-impl.h"
@@ -148,9 +149,11 @@ EventOrder::Select(const std::string& order, bool distributed)
 {
     if (order != "node" && order != "fifo")
     {
-        throw InputError("--event-order: unknown order '" + order +
-                         "' (node: same-time events by the node that created them, the "
-                         "same on any number of MPI ranks; fifo: ns-3's order)");
+        throw InputError(
+            "--event-order=" + order +
+            ": unknown order (node: same-time events by the node that created them, the "
+            "same on any number of MPI ranks; fifo: ns-3's order)" +
+            DidYouMean(order, {"node", "fifo"}));
     }
     if (order == "fifo")
     {
