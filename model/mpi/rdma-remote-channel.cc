@@ -11,6 +11,7 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
+#include <algorithm>
 #include <cstring>
 #include <mpi.h>
 
