@@ -3,10 +3,11 @@
 #include "astra-diagnostics.h"
 #include "astra-input.h"
 
-#include "ns3/abort.h"
 #include "ns3/event-impl.h"
 #include "ns3/global-value.h"
 #include "ns3/string.h"
+
+#include <string>
 
 namespace ns3
 {
@@ -48,9 +49,11 @@ NodeOrderScheduler::NextSlow(uint32_t ctx)
     {
         return (kNoCreator << kSeqBits) | m_noCreatorSeq++;
     }
-    NS_ABORT_MSG_IF(ctx >= kMaxNodes,
-                    "NodeOrderScheduler: node id " << ctx << " past the order's " << kMaxNodes
-                                                   << " nodes");
+    if (ctx >= kMaxNodes)
+    {
+        throw InputError("node event order: node id " + std::to_string(ctx) + " past its " +
+                         std::to_string(kMaxNodes) + " nodes (use --event-order=fifo)");
+    }
     m_seq.resize(std::size_t(ctx) + 1, 0);
     return Next(ctx);
 }
