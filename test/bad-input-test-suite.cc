@@ -508,6 +508,12 @@ NumberCases(const Env& e)
                  1,
                  {"error: --SchedulerType=ns3::MapScheduler does not keep the node event order",
                   "--event-order=fifo"}});
+    c.push_back({"option --SimulatorImplementationType with --event-order=node",
+                 e.Runner({}, "--SimulatorImplementationType=ns3::RealtimeSimulatorImpl"),
+                 1,
+                 {"error: --SimulatorImplementationType=ns3::RealtimeSimulatorImpl does not "
+                  "keep the node event order",
+                  "--event-order=fifo"}});
     opt("--compat=2", {"expected true/false or 1/0"});
     opt("--compat=1abc", {"expected true/false or 1/0"});
     opt("--summary=yes", {"expected true/false or 1/0"});

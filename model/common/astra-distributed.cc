@@ -82,6 +82,15 @@ Distributed::Enable(int* argc, char*** argv, bool nullMessage)
         registered = true;
         std::atexit(&FinalizeAtExit);
     }
+    StringValue given;
+    GlobalValue::GetValueByName("SimulatorImplementationType", given);
+    if (given.Get() != "ns3::DefaultSimulatorImpl" &&
+        given.Get() != "ns3::DistributedSimulatorImpl")
+    {
+        throw InputError("--SimulatorImplementationType=" + given.Get() +
+                         " with --mpi: a distributed run uses ns-3's granted-time-window "
+                         "engine (leave the option out)");
+    }
     GlobalValue::Bind("SimulatorImplementationType",
                       StringValue(nullMessage ? "ns3::NullMessageSimulatorImpl"
                                               : "ns3::DistributedSimulatorImpl"));

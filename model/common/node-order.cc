@@ -162,6 +162,17 @@ EventOrder::Select(const std::string& order, bool distributed)
     {
         return;
     }
+    StringValue impl;
+    GlobalValue::GetValueByName("SimulatorImplementationType", impl);
+    const std::string simulator = impl.Get();
+    if (simulator != "ns3::DefaultSimulatorImpl" && simulator != "ns3::DistributedSimulatorImpl" &&
+        simulator != "ns3::astra::NodeOrderSimulatorImpl" &&
+        simulator != "ns3::astra::NodeOrderDistributedSimulatorImpl")
+    {
+        throw InputError("--SimulatorImplementationType=" + simulator +
+                         " does not keep the node event order (--event-order=node has its "
+                         "own simulator); drop it or pass --event-order=fifo");
+    }
     StringValue current;
     GlobalValue::GetValueByName("SchedulerType", current);
     const std::string sched = current.Get();
