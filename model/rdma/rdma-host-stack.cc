@@ -561,8 +561,12 @@ RdmaHostStack::NewQp(uint32_t remoteHost, uint8_t priority, uint16_t sport, bool
     qp->m_stack = this;
     qp->m_qpn = responder ? kResponderQpnBase + uint32_t(m_responderQps.size())
                           : kQpnBase + uint32_t(m_qps.size());
-    NS_ABORT_MSG_IF(qp->m_qpn >= (1u << 24) || (!responder && qp->m_qpn >= kResponderQpnBase),
-                    "host " << m_hostIndex << ": more than 2^23 QPs of one kind");
+    if (qp->m_qpn >= (1u << 24) || (!responder && qp->m_qpn >= kResponderQpnBase))
+    {
+        // 24-bit QP numbers, half for the QPs a host opens and half for responder ends
+        throw astra::InputError("host " + std::to_string(m_hostIndex) + ": more than 2^23 " +
+                                (responder ? "responder" : "own") + " QPs (24-bit QP numbers)");
+    }
     qp->m_localHost = m_hostIndex;
     qp->m_remoteHost = remoteHost;
     qp->m_localIp = GetIpv4().Get();
