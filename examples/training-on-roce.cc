@@ -99,6 +99,7 @@ Run(int argc, char* argv[])
     double localMemBw = 3350;  // GB/s
     double commScale = 1.0;
     double computeScale = 1.0;
+    double gateLatency = 0; // ns; collective-gate-latency-ns
     uint32_t splits = 4;
     uint32_t activeChunks = 1;
     std::string partition = "dim0-line";
@@ -196,6 +197,13 @@ Run(int argc, char* argv[])
                  "multiplies compute times",
                  computeScale,
                  OptionRange::Closed(0, 1e6));
+    cmd.AddValue("gate-latency-ns",
+                 "collective-gate-latency-ns: an issue's notice reaches the members' slot "
+                 "gates this late (0: at once; a distributed run identical to one process "
+                 "needs at least the smallest delay of a link crossing ranks); overrides the "
+                 "system file's",
+                 gateLatency,
+                 OptionRange::Closed(0, limits::kMaxTimeNs));
     cmd.AddValue("partition",
                  "system-id partition: none, round-robin, block, dim0-line, scale-up, leaf, pod",
                  partition);
@@ -383,6 +391,10 @@ Run(int argc, char* argv[])
             params.rooflineEnabled = true;
         }
         params.commScale = commScale;
+        if (cmd.IsGiven("gate-latency-ns"))
+        {
+            params.gateLatencyNs = gateLatency;
+        }
         params.computeScale = computeScale;
 
         std::vector<std::shared_ptr<const WorkloadGraph>> graphs;

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <iomanip>
 #include <iostream>
@@ -266,6 +267,7 @@ AstraSimScenario::Build()
     m_ctx->Setup(m_backend, m_topo->GetDimensions(), m_params);
     m_ctx->SetCommGroups(m_groups);
     std::vector<bool> local;
+    std::vector<uint32_t> ranks;
     if (m_distributed)
     {
         const uint32_t rank = Distributed::GetRank();
@@ -283,8 +285,22 @@ AstraSimScenario::Build()
             }
             prev = sys;
             local.push_back(sys == rank);
+            ranks.push_back(sys);
         }
-        m_ctx->SetLocalNpus(local);
+        // a gate notice crosses ranks with the frames of the window it was posted in: it
+        // must arrive after that window
+        const Time gate = NanoSeconds(std::llround(m_params.gateLatencyNs));
+        const Time cut = m_fabric.GetCut().lookahead;
+        if (gate.IsStrictlyPositive() && gate < cut && cut != Time::Max() && !m_params.compat)
+        {
+            throw InputError("collective-gate-latency-ns " + std::to_string(gate.GetNanoSeconds()) +
+                             " is shorter than the smallest delay of a link crossing ranks (" +
+                             std::to_string(cut.GetNanoSeconds()) +
+                             " ns): in a distributed run an issue's notice reaches the other "
+                             "ranks no sooner; give at least that, or 0 (the gate then counts "
+                             "members on other ranks as issued)");
+        }
+        m_ctx->SetNpuRanks(ranks, rank);
         m_roce->SetDistributed(rank, PeekPointer(m_ctx), PeekPointer(m_ctx));
         m_helper.SetLocalNpus(local);
         m_monitor->SetDistributed(true);

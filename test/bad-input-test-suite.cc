@@ -392,6 +392,8 @@ NumberCases(const Env& e)
     sys("boost-mode 1.5", "boost-mode", "1.5", {"expected an integer"});
     sys("local-reduction-delay 1e13", "local-reduction-delay", "1e13", {"at most 1e+12"});
     sys("scheduling-policy as a number", "scheduling-policy", "1", {"expected a string"});
+    sys("collective-gate-latency-ns negative", "collective-gate-latency-ns", "-5", {">= 0"});
+    sys("collective-gate-latency-ns 1e13", "collective-gate-latency-ns", "1e13", {"at most 1e+12"});
 
     // the 1.0 text form
     {
@@ -580,6 +582,8 @@ NumberCases(const Env& e)
     train("--active-chunks=0", {"must be >= 1"});
     train("--systems=0", {"must be >= 1"});
     train("--comm-scale=-1", {"must be > 0"});
+    train("--gate-latency-ns=-1", {"gate-latency-ns"});
+    train("--gate-latency-ns=nan", {"gate-latency-ns"});
 
     // sizes that cannot finish: errors naming the limit, not hangs
     {

@@ -6,7 +6,8 @@
  *   of the busiest dimension, faster than the baseline order;
  * - intra-dimension smallest-chunk-first;
  * - REDUCE, GATHER, SCATTER, BROADCAST and BARRIER over several dimensions,
- *   hierarchically per dimension, with the root taken from the trace.
+ *   hierarchically per dimension, with the root taken from the trace;
+ * - the slot gate's latency (collective-gate-latency-ns).
  */
 
 #include "system-test-util.h"
@@ -396,6 +397,135 @@ class RootedHierarchicalCase : public TestCase
     static constexpr uint64_t kS = 1 << 20;
 };
 
+/**
+ * collective-gate-latency-ns on a 4-NPU Ring (64 B/ns, 100 ns, d = 10), FIFO, one chunk
+ * in flight: X (1 MiB) is issued by NPUs 0-2 at 0 and by NPU 3 after a COMP of c = 5 us;
+ * Y (64 KiB) by every NPU at 0. A gate latency D delays each gate to the last member's
+ * issue + D, so Y (its gate open at D) passes X (open at c + D) and
+ * end(Y) = D + f(Y), end(X) = c + D + f(X), f(s) = 6 (round(100 + s/4/64) + 10): exact.
+ * D = 0 is the instant gate (same ends with D = 0). The key is read and validated;
+ * compat has no gate, so a gate latency there changes nothing and warns.
+ */
+class GateLatencyCase : public TestCase
+{
+  public:
+    GateLatencyCase()
+        : TestCase("collective-gate-latency-ns: gates open the latency after the last issue")
+    {
+    }
+
+  private:
+    static Graphs Make(int64_t c)
+    {
+        Graphs gs;
+        for (uint32_t r = 0; r < 4; ++r)
+        {
+            auto g = std::make_shared<WorkloadGraph>();
+            g->rank = r;
+            g->file = "synthetic." + std::to_string(r);
+            WorkloadNode comp;
+            comp.id = 1;
+            comp.name = "wait";
+            comp.kind = NodeKind::COMP;
+            comp.durationNs = r == 3 ? uint64_t(c) : 1;
+            g->nodes.push_back(comp);
+            WorkloadNode x;
+            x.id = 2;
+            x.name = "X";
+            x.kind = NodeKind::COMM_COLL;
+            x.collType = CollType::ALL_REDUCE;
+            x.commSize = kX;
+            if (r == 3)
+            {
+                x.dataDeps = {1};
+            }
+            g->nodes.push_back(x);
+            WorkloadNode y = x;
+            y.id = 3;
+            y.name = "Y";
+            y.commSize = kY;
+            y.dataDeps.clear();
+            g->nodes.push_back(y);
+            g->BuildIndex();
+            gs.push_back(g);
+        }
+        return gs;
+    }
+
+    void DoRun() override
+    {
+        auto f = [](uint64_t s) { return 6 * (std::llround(kLat + double(s) / 4 / kB) + kD); };
+        const int64_t c = 5000;
+        for (double d : {0.0, 700.0, 1500.0})
+        {
+            for (bool compat : {false, true})
+            {
+                std::ostringstream printed; // the run resets the counts at its end
+                Warnings::SetStream(&printed);
+                Warnings::Reset();
+                SystemParams p = Params(1, 1, kD, 0, compat);
+                p.scheduling = SchedulingPolicy::FIFO;
+                p.gateLatencyNs = d;
+                auto r = AstraSimHelper::Run(Topo1D(DimType::RING, 4, kGbps, kLat), p, Make(c));
+                const bool warned =
+                    printed.str().find("collective-gate-latency-ns") != std::string::npos;
+                Warnings::Reset();
+                Warnings::SetStream(&std::cerr);
+                NS_TEST_ASSERT_MSG_EQ(r.error, "", "run");
+                NS_TEST_ASSERT_MSG_EQ(r.records.size(), 2u, "two collectives");
+                std::map<std::string, int64_t> end;
+                for (const auto& rec : r.records)
+                {
+                    end[rec.name] = rec.end.GetNanoSeconds();
+                }
+                if (compat)
+                {
+                    // no gate: the latency has no effect (warned), the same ends as D = 0
+                    NS_TEST_EXPECT_MSG_EQ(warned, (d > 0), "compat warns, D = " << d);
+                    if (d == 0)
+                    {
+                        m_compatX = end["X"];
+                        m_compatY = end["Y"];
+                    }
+                    NS_TEST_EXPECT_MSG_EQ(end["X"], m_compatX, "compat X, D = " << d);
+                    NS_TEST_EXPECT_MSG_EQ(end["Y"], m_compatY, "compat Y, D = " << d);
+                    continue;
+                }
+                const int64_t dn = std::llround(d);
+                NS_TEST_EXPECT_MSG_EQ(end["Y"], dn + f(kY), "Y passes X, D = " << d);
+                NS_TEST_EXPECT_MSG_EQ(end["X"], c + dn + f(kX), "X after c + D, D = " << d);
+            }
+        }
+        // the key: read, and refused out of range
+        auto params = [](const std::string& json) {
+            return ToSystemParams(ParseSystemConfigText(json, "s.json"));
+        };
+        NS_TEST_EXPECT_MSG_EQ(params("{}").gateLatencyNs, 0, "default: instant gate");
+        NS_TEST_EXPECT_MSG_EQ(params(R"({"collective-gate-latency-ns": 1000})").gateLatencyNs,
+                              1000,
+                              "read");
+        for (std::string bad : {"-1", "1e13", "\"x\""})
+        {
+            std::string err;
+            try
+            {
+                params(R"({"collective-gate-latency-ns": )" + bad + "}");
+            }
+            catch (const InputError& e)
+            {
+                err = e.what();
+            }
+            const bool named = err.find("collective-gate-latency-ns") != std::string::npos;
+            NS_TEST_EXPECT_MSG_EQ(named, true, bad << ": " << err);
+        }
+    }
+
+    static constexpr uint64_t kX = 1 << 20;
+    static constexpr uint64_t kY = 64 << 10;
+    int64_t m_compatX{0};
+    int64_t m_compatY{0};
+};
+
 class SystemSchedulingTestSuite : public TestSuite
 {
   public:
@@ -406,6 +536,7 @@ class SystemSchedulingTestSuite : public TestSuite
         AddTestCase(new SmallestFirstCase, TestCase::QUICK);
         AddTestCase(new SchedulingKeysCase, TestCase::QUICK);
         AddTestCase(new RootedHierarchicalCase, TestCase::QUICK);
+        AddTestCase(new GateLatencyCase, TestCase::QUICK);
     }
 };
 

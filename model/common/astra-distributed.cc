@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <stdexcept>
 
 #ifdef NS3_MPI
 #include "ns3/mpi-interface.h"
@@ -22,9 +23,28 @@ namespace astra
 
 namespace
 {
-double g_syncSeconds = 0; //!< Distributed::GetSyncSeconds
-uint64_t g_syncCount = 0; //!< Distributed::GetSyncCount
+double g_syncSeconds = 0;                   //!< Distributed::GetSyncSeconds
+uint64_t g_syncCount = 0;                   //!< Distributed::GetSyncCount
+Distributed::NoticeFn g_noticeFn = nullptr; //!< Distributed::SetNoticeHandler
+void* g_noticeObj = nullptr;                //!< its object
 } // namespace
+
+void
+Distributed::SetNoticeHandler(NoticeFn fn, void* obj)
+{
+    g_noticeFn = fn;
+    g_noticeObj = obj;
+}
+
+void
+Distributed::RunNotice(uint64_t key)
+{
+    if (!g_noticeFn)
+    {
+        throw std::logic_error("a notice from another rank arrived without a handler");
+    }
+    g_noticeFn(g_noticeObj, key);
+}
 
 double
 Distributed::GetSyncSeconds()
@@ -59,6 +79,14 @@ Distributed::IsAvailable()
 
 // model/mpi/node-order-distributed-simulator-impl.cc (it sees ns-3's distributed simulator)
 void BoundMpiLookAhead(Time lookahead);
+// model/mpi/rdma-remote-channel.cc (notices travel in the batches of frames)
+void PostMpiNotice(uint32_t rank, int64_t atTs, uint64_t tie, uint32_t context, uint64_t key);
+
+void
+Distributed::PostNotice(uint32_t rank, Time at, uint64_t tie, uint32_t context, uint64_t key)
+{
+    PostMpiNotice(rank, at.GetTimeStep(), tie, context, key);
+}
 
 namespace
 {
@@ -233,6 +261,13 @@ Distributed::Abort(int status)
 }
 
 #else // no MPI in this build: one process
+
+void
+Distributed::PostNotice(uint32_t rank, Time, uint64_t, uint32_t, uint64_t)
+{
+    throw std::logic_error("a notice to rank " + std::to_string(rank) +
+                           " in a build without MPI (one process, no other rank)");
+}
 
 void
 Distributed::Enable(int*, char***, bool)

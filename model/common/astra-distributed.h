@@ -80,6 +80,31 @@ class Distributed
      * \param smallestCutDelay the smallest delay of a cut link
      */
     static void BoundLookAhead(Time smallestCutDelay);
+    /// A notice's handler: fn(obj, key) (Distributed::SetNoticeHandler).
+    using NoticeFn = void (*)(void* obj, uint64_t key);
+    /**
+     * Set the handler of notices from other ranks (one per process, as the simulation;
+     * nullptr: none).
+     * \param fn the function
+     * \param obj its object
+     */
+    static void SetNoticeHandler(NoticeFn fn, void* obj);
+    /**
+     * Post a notice to another rank: its handler runs there at \p at, in context \p context,
+     * with tie-break \p tie in node event order (node-order.h). The notice travels with the
+     * frames crossing ranks at the end of the current window, so \p at must be at least the
+     * smallest delay of a link crossing ranks from now (the lookahead): the caller checks.
+     * Throws std::logic_error without MPI (there are no other ranks).
+     * \param rank the rank
+     * \param at the time it runs
+     * \param tie its tie-break (EventOrder::Reserve; 0 in ns-3's order)
+     * \param context the context it runs in
+     * \param key the handler's argument
+     */
+    static void PostNotice(uint32_t rank, Time at, uint64_t tie, uint32_t context, uint64_t key);
+    /// \internal run the handler (the receiving rank's event) \param key its argument
+    static void RunNotice(uint64_t key);
+
     /// Stop every rank at once after a fatal error on this one \param status exit status
     [[noreturn]] static void Abort(int status);
 

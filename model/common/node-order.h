@@ -72,6 +72,18 @@ class NodeOrderScheduler : public QuadHeapScheduler
         return Next(m_current);
     }
 
+    /**
+     * Reserve a tie-break from another context's count (an event a node's own work runs
+     * in, scheduled by an event of another node: the same place among same-time events
+     * whichever rank schedules it).
+     * \param ctx the context (node id) whose count is used
+     * \return the tie-break
+     */
+    uint64_t ReserveFor(uint32_t ctx)
+    {
+        return Next(ctx);
+    }
+
     /// The next Insert takes this tie-break. \param tie from Reserve
     void SetNext(uint64_t tie)
     {
@@ -139,6 +151,13 @@ class EventOrder
     {
         NodeOrderScheduler* s = NodeOrderScheduler::GetActive();
         return s ? s->Reserve() : 0;
+    }
+
+    /// \return a tie-break from the count of context \p ctx (0 in ns-3's order)
+    static uint64_t ReserveFor(uint32_t ctx)
+    {
+        NodeOrderScheduler* s = NodeOrderScheduler::GetActive();
+        return s ? s->ReserveFor(ctx) : 0;
     }
 
     /// The next scheduled event takes tie \param tie from Reserve (no-op in ns-3's order)

@@ -1,6 +1,7 @@
 #include "rdma-remote-channel.h"
 
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-distributed.h"
 #include "ns3/event-impl.h"
 #include "ns3/global-value.h"
 #include "ns3/log.h"
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mpi.h>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -68,9 +70,12 @@ constexpr int kBatchTag = 0x5244; //!< tag of the batches (ns-3's own messages u
 struct RecordHead
 {
     int64_t arrivalTs; //!< absolute arrival time (time steps)
-    uint32_t node;     //!< receiving node id
-    uint32_t ifIndex;  //!< receiving device index
+    uint32_t node;     //!< receiving node id (kNoticeNode: a notice)
+    uint32_t ifIndex;  //!< receiving device index (a notice: its context)
 };
+
+/// RecordHead::node of a notice (Distributed::PostNotice): tie-break and key follow
+constexpr uint32_t kNoticeNode = 0xFFFFFFFF;
 
 /// A receiving end of frames from another rank
 struct RxEnd
@@ -365,6 +370,25 @@ RdmaRemoteChannel::ExchangeFrames()
             }
             std::memcpy(&head, p, sizeof(RecordHead));
             p += sizeof(RecordHead);
+            if (head.node == kNoticeNode)
+            {
+                uint64_t tk[2];
+                if (end - p < static_cast<std::ptrdiff_t>(sizeof(tk)) || head.arrivalTs < now)
+                {
+                    NS_FATAL_ERROR("RdmaRemoteChannel: rank " << r << " sent a truncated or "
+                                                              << "late notice");
+                }
+                std::memcpy(tk, p, sizeof(tk));
+                p += sizeof(tk);
+                // node event order: the notice runs where its copy in the sending rank
+                // (and in one process) runs among same-time events
+                astra::EventOrder::SetNext(tk[0]);
+                Simulator::ScheduleWithContext(head.ifIndex,
+                                               TimeStep(head.arrivalTs - now),
+                                               &astra::Distributed::RunNotice,
+                                               tk[1]);
+                continue;
+            }
             const RxEnd e = (head.node < x.rx.size() && head.ifIndex < x.rx[head.node].size())
                                 ? x.rx[head.node][head.ifIndex]
                                 : RxEnd{};
@@ -394,6 +418,34 @@ RdmaRemoteChannel::ExchangeFrames()
         o.clear();
     }
 }
+
+namespace astra
+{
+/// Distributed::PostNotice's MPI part: the notice joins the batch for \p rank
+void
+PostMpiNotice(uint32_t rank, int64_t atTs, uint64_t tie, uint32_t context, uint64_t key)
+{
+    Exchange& x = X();
+    if (x.agreed == 0 || !MpiInterface::IsEnabled() || rank >= MpiInterface::GetSize() ||
+        rank == MpiInterface::GetSystemId())
+    {
+        throw std::logic_error("a notice to rank " + std::to_string(rank) +
+                               " outside an exchange of batches between ranks");
+    }
+    x.armed = true; // before the first window: the ranks then exchange batches
+    if (x.out.size() <= rank)
+    {
+        x.out.resize(rank + 1);
+    }
+    std::vector<uint8_t>& out = x.out[rank];
+    const RecordHead head{atTs, kNoticeNode, context};
+    const uint64_t tk[2] = {tie, key};
+    const std::size_t at = out.size();
+    out.resize(at + sizeof(RecordHead) + sizeof(tk));
+    std::memcpy(out.data() + at, &head, sizeof(RecordHead));
+    std::memcpy(out.data() + at + sizeof(RecordHead), tk, sizeof(tk));
+}
+} // namespace astra
 
 void
 RdmaRemoteChannel::Arrive(uint8_t to, RdmaFrameSlot* slot)

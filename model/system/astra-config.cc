@@ -455,6 +455,8 @@ SystemKeys()
         {"collective-launch-latency-ns",
          [](const Value& v, SystemConfig& c) { c.launchLatencyNs = v.NonNegative(kMaxNs); }},
         {"reduction-fused", [](const Value& v, SystemConfig& c) { c.reductionFused = v.Bool(); }},
+        {"collective-gate-latency-ns",
+         [](const Value& v, SystemConfig& c) { c.gateLatencyNs = v.NonNegative(kMaxNs); }},
         {"inter-dimension-scheduling",
          [](const Value& v, SystemConfig& c) {
              c.interDimensionScheduling = v.OneOf({"baseline",
@@ -634,6 +636,7 @@ ToSystemParams(const SystemConfig& c, const std::string& baseDir)
     p.stepLatencyNs = c.stepLatencyNs;
     p.launchLatencyNs = c.Has("collective-launch-latency-ns") ? c.launchLatencyNs : -1;
     p.reductionFused = c.reductionFused;
+    p.gateLatencyNs = c.gateLatencyNs;
     p.interDim =
         c.interDimensionScheduling == "themis" || c.interDimensionScheduling == "offlineGreedy"
             ? InterDimScheduling::THEMIS

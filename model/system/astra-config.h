@@ -75,6 +75,7 @@ struct SystemConfig
     std::vector<double> stepLatencyNs;                    //!< collective-step-latency-ns
     double launchLatencyNs{0};                            //!< collective-launch-latency-ns
     bool reductionFused{false};                           //!< reduction-fused
+    double gateLatencyNs{0};                              //!< collective-gate-latency-ns
     std::string packetRouting;   //!< packet-routing (ASTRA-sim 1.0, not modelled)
     std::string injectionPolicy; //!< injection-policy (ASTRA-sim 1.0, not modelled)
     bool seprateLog{false};      //!< seprate-log (ASTRA-sim 1.0 spelling, not modelled)

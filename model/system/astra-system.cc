@@ -3,6 +3,7 @@
 #include "collective-protocol.h"
 
 #include "ns3/astra-diagnostics.h"
+#include "ns3/astra-distributed.h"
 #include "ns3/astra-limits.h"
 #include "ns3/boolean.h"
 #include "ns3/event-batcher.h"
@@ -98,6 +99,10 @@ CheckSystemParams(const SystemParams& p)
     {
         bad("peak-perf " + text(p.peakPerfTflops) + " TFLOPS: expected 0 to 1e6");
     }
+    if (!(p.gateLatencyNs >= 0) || p.gateLatencyNs > limits::kMaxTimeNs)
+    {
+        bad("collective-gate-latency-ns " + text(p.gateLatencyNs) + ": expected 0 to 1e12");
+    }
 }
 
 void
@@ -174,6 +179,11 @@ SystemContext::DoDispose()
     m_backend = nullptr;
     m_fixed = nullptr;
     m_inSwitch = nullptr;
+    if (m_noticeHandler)
+    {
+        Distributed::SetNoticeHandler(nullptr, nullptr);
+        m_noticeHandler = false;
+    }
     if (m_batcherOwner)
     {
         EventBatcher::Reset();
@@ -256,12 +266,13 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
     const bool costs = !m_params.compat;
     if (m_params.compat &&
         (m_params.protocol != CollProtocol::NONE || !m_params.stepLatencyNs.empty() ||
-         m_params.launchLatencyNs > 0 || m_params.reductionFused))
+         m_params.launchLatencyNs > 0 || m_params.reductionFused || m_params.gateLatencyNs > 0))
     {
         ASTRA_WARN("compat-protocol-model",
                    "collective-protocol, collective-step-latency-ns, "
-                   "collective-launch-latency-ns and reduction-fused are not part of "
-                   "ASTRA-sim 2.0: compat (--compat=1) does not apply them");
+                   "collective-launch-latency-ns, reduction-fused and "
+                   "collective-gate-latency-ns are not part of ASTRA-sim 2.0: compat "
+                   "(--compat=1) does not apply them");
     }
     if (!m_params.stepLatencyNs.empty() && m_params.stepLatencyNs.size() != m_dims.size())
     {
@@ -287,6 +298,11 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
     const double launch = m_params.launchLatencyNs >= 0 ? m_params.launchLatencyNs : pc.launchNs;
     m_launchSteps =
         costs ? NanoSeconds(static_cast<int64_t>(std::llround(launch))).GetTimeStep() : 0;
+    // compat has no slot gate (a chunk takes its slot when this NPU reaches it)
+    m_gateSteps =
+        costs
+            ? NanoSeconds(static_cast<int64_t>(std::llround(m_params.gateLatencyNs))).GetTimeStep()
+            : 0;
     const uint32_t n = m_planner.GetNpuCount();
     if (backend && backend->GetNpuCount() != n)
     {
@@ -537,6 +553,130 @@ SystemContext::SetLocalNpus(const std::vector<bool>& local)
     m_distributed = true;
 }
 
+void
+SystemContext::SetNpuRanks(const std::vector<uint32_t>& ranks, uint32_t me)
+{
+    std::vector<bool> local(ranks.size());
+    for (size_t i = 0; i < ranks.size(); ++i)
+    {
+        local[i] = ranks[i] == me;
+    }
+    SetLocalNpus(local);
+    m_npuRank = ranks;
+    m_rank = me;
+    if (m_gateSteps > 0)
+    {
+        Distributed::SetNoticeHandler(&SystemContext::RemoteGateNotice, this);
+        m_noticeHandler = true;
+    }
+}
+
+std::vector<uint32_t>
+SystemContext::RanksOf(const std::vector<uint32_t>& npus) const
+{
+    std::vector<uint32_t> ranks;
+    for (uint32_t npu : npus)
+    {
+        const uint32_t r = npu < m_npuRank.size() ? m_npuRank[npu] : m_rank;
+        if (r != m_rank)
+        {
+            ranks.push_back(r);
+        }
+    }
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    return ranks;
+}
+
+void
+SystemContext::WarnRemoteGate()
+{
+    if (m_warnedGate || m_gateSteps > 0)
+    {
+        return;
+    }
+    m_warnedGate = true;
+    ASTRA_WARN("distributed-slot-gate",
+               "collectives with members on other ranks contend for slots: without a gate "
+               "latency a rank's slot gate counts those members as issued, so this run can "
+               "differ from one process by nanoseconds; set collective-gate-latency-ns to at "
+               "least the smallest delay of a link crossing ranks for identical results "
+               "(doc/distributed.rst)");
+}
+
+uint32_t
+SystemContext::IdOfKey(uint64_t key)
+{
+    auto it = m_idByKey.find(key);
+    if (it != m_idByKey.end())
+    {
+        return it->second;
+    }
+    // no local member has issued it yet: number it now (its data waits, unclaimed)
+    const uint32_t id = static_cast<uint32_t>(m_records.size());
+    if (id >= (1u << kCollBits))
+    {
+        throw std::runtime_error("too many collectives (limit 2^24)");
+    }
+    m_records.emplace_back();
+    m_records.back().key = key;
+    m_idByKey.emplace(key, id);
+    return id;
+}
+
+void
+SystemContext::PostGateNotice(uint32_t id)
+{
+    CollectiveRecord& rec = m_records[id];
+    // one tie-break for every copy of the notice: the same place among same-time events
+    // on every rank (node event order)
+    const uint64_t tie = EventOrder::Reserve();
+    const Time d = TimeStep(m_gateSteps);
+    if (!rec.otherRanks.empty())
+    {
+        const Time at = Simulator::Now() + d;
+        for (uint32_t r : rec.otherRanks)
+        {
+            Distributed::PostNotice(r, at, tie, Simulator::GetContext(), rec.key);
+        }
+    }
+    EventOrder::SetNext(tie);
+    Simulator::Schedule(d, &SystemContext::GateNoticeEvent, this, id);
+}
+
+void
+SystemContext::GateNoticeEvent(SystemContext* ctx, uint32_t id)
+{
+    ctx->GateNotice(id);
+}
+
+void
+SystemContext::RemoteGateNotice(void* obj, uint64_t key)
+{
+    auto* ctx = static_cast<SystemContext*>(obj);
+    ctx->GateNotice(ctx->IdOfKey(key));
+}
+
+void
+SystemContext::GateNotice(uint32_t id)
+{
+    CollectiveRecord& rec = m_records[id];
+    rec.noticed++;
+    if (rec.members == 0 || rec.noticed != rec.members)
+    {
+        return;
+    }
+    // the gate opens: every local member offers its slots again, in an event of its own
+    // context whose tie-break comes from that member's node (the same on every partition)
+    for (uint32_t npu : rec.issuers)
+    {
+        AstraSystem* sys = PeekPointer(m_systems[npu]);
+        const uint32_t where = sys->GetIssueContext();
+        EventOrder::SetNext(EventOrder::ReserveFor(where));
+        Simulator::ScheduleWithContext(where, Time(0), &AstraSystem::PumpAll, sys);
+    }
+}
+
 bool
 SystemContext::IsDistributed() const
 {
@@ -567,24 +707,7 @@ SystemContext::ImportKey(NetMessage& msg, uint64_t key)
     {
         return;
     }
-    uint32_t id;
-    auto it = m_idByKey.find(key);
-    if (it != m_idByKey.end())
-    {
-        id = it->second;
-    }
-    else
-    {
-        // no local member has issued it yet: number it now (its data waits, unclaimed)
-        id = static_cast<uint32_t>(m_records.size());
-        if (id >= (1u << kCollBits))
-        {
-            throw std::runtime_error("too many collectives (limit 2^24)");
-        }
-        m_records.emplace_back();
-        m_records.back().key = key;
-        m_idByKey.emplace(key, id);
-    }
+    const uint32_t id = IdOfKey(key);
     constexpr uint32_t shift = kStepBits + kPhaseBits + kChunkBits;
     msg.tag = (msg.tag & ((uint64_t(1) << shift) - 1)) | (uint64_t(id) << shift);
 }
@@ -1014,11 +1137,16 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
     }
     if (created && m_ctx->IsDistributed())
     {
-        // members on other ranks: this rank's gate waits for its own members only
+        // members on other ranks: without a gate latency this rank's gate waits for its own
+        // members only; with one, their issues' notices come from their ranks
         rec.remote = 0;
         for (uint32_t npu : *members)
         {
             rec.remote += m_ctx->IsLocalNpu(npu) ? 0 : 1;
+        }
+        if (rec.remote > 0 && m_ctx->GateLatencySteps() > 0)
+        {
+            rec.otherRanks = m_ctx->RanksOf(*members);
         }
     }
     if (rec.started == 0)
@@ -1029,6 +1157,7 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
         rec.firstSeq = m_ctx->NextFirstIssue();
     }
     rec.started++;
+    m_issueContext = Simulator::GetContext();
     rec.start = std::min(rec.start, Simulator::Now());
     rec.issuers.push_back(m_npu);
     c->phases = std::move(plan.phases);
@@ -1128,7 +1257,14 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
     {
         Enqueue(&s);
     }
-    if (rec.started + rec.remote == rec.members && rec.members > 1)
+    if (m_ctx->GateLatencySteps() > 0)
+    {
+        if (rec.members > 1 && !m_compat)
+        {
+            m_ctx->PostGateNotice(id);
+        }
+    }
+    else if (rec.started + rec.remote == rec.members && rec.members > 1)
     {
         // the last member issued it: the others may now give it a slot
         std::vector<uint32_t> issuers = rec.issuers;
@@ -1252,9 +1388,13 @@ AstraSystem::Pump(uint32_t q, const Stream* watch)
         for (size_t i = 0; i < qu.waiting.size(); ++i)
         {
             const CollectiveRecord& rec = m_ctx->Record(qu.waiting[i]->coll->id);
-            if (rec.started + rec.remote < rec.members && !m_compat)
+            if (!m_compat && !m_ctx->GateOpen(rec))
             {
                 continue;
+            }
+            if (rec.remote > 0 && qu.waiting.size() > 1 && !m_compat)
+            {
+                m_ctx->WarnRemoteGate();
             }
             if (best == SIZE_MAX || Before(qu.waiting[i], qu.waiting[best]))
             {

@@ -58,6 +58,10 @@ struct CollectiveRecord
     std::vector<uint32_t> issuers; //!< NPUs that issued it, in order
     uint32_t remote{0};            //!< distributed runs: members on other ranks
     uint64_t key{0};               //!< distributed runs: rank-independent key
+    /// collective-gate-latency-ns > 0: members' issue notices that reached the gate
+    uint32_t noticed{0};
+    /// distributed runs with a gate latency: the other ranks that hold members
+    std::vector<uint32_t> otherRanks;
     /// node event order: tie-break of the event of the first local issue (EventOrder)
     uint64_t firstTie{0};
     uint64_t firstSeq{0}; //!< the process's count of first issues at that issue
@@ -218,6 +222,34 @@ class SystemContext : public Object, public MessageSink, public DistributedMessa
     /// \internal \return mutable record
     CollectiveRecord& Record(uint32_t id);
 
+    /**
+     * \internal The slot gate of a collective: open once every member has issued it, as
+     * far as this NPU's gate knows. Without a gate latency an issue counts at once (a
+     * distributed run counts the members on other ranks as issued); with one, once the
+     * issue's notice has arrived, the gate latency after the issue.
+     * \param rec the collective's record
+     * \return true if its chunks may take slots
+     */
+    bool GateOpen(const CollectiveRecord& rec) const
+    {
+        return m_gateSteps > 0 ? rec.members > 0 && rec.noticed >= rec.members
+                               : rec.started + rec.remote >= rec.members;
+    }
+
+    /// \internal \return the gate latency in time steps (0: none)
+    int64_t GateLatencySteps() const
+    {
+        return m_gateSteps;
+    }
+
+    /**
+     * \internal The running event's NPU issued collective \p id: its notice reaches every
+     * member's gate the gate latency from now (a local event; with members on other
+     * ranks, one notice to each of those ranks, under the same tie-break).
+     * \param id the collective
+     */
+    void PostGateNotice(uint32_t id);
+
     /// \return the next CollectiveRecord::firstSeq
     uint64_t NextFirstIssue()
     {
@@ -254,6 +286,15 @@ class SystemContext : public Object, public MessageSink, public DistributedMessa
      * \param local per NPU: runs on this rank
      */
     void SetLocalNpus(const std::vector<bool>& local);
+    /**
+     * Distributed runs: as SetLocalNpus, with every NPU's rank, which a gate latency
+     * (collective-gate-latency-ns > 0) needs: an issue's notice then travels to the other
+     * ranks that hold members of the collective (Distributed::PostNotice) and reaches
+     * their gates at the same time as in one process, so results are identical.
+     * \param ranks per NPU: its rank
+     * \param me this process's rank
+     */
+    void SetNpuRanks(const std::vector<uint32_t>& ranks, uint32_t me);
     /// \return true if npu runs on this rank (always true unless SetLocalNpus) \param npu
     bool IsLocalNpu(uint32_t npu) const;
     /// \return true after SetLocalNpus
@@ -298,6 +339,24 @@ class SystemContext : public Object, public MessageSink, public DistributedMessa
     std::vector<bool> m_local; //!< distributed: NPU runs here
     bool m_distributed{false}; //!< SetLocalNpus was called
     std::unordered_map<uint64_t, uint32_t> m_idByKey; //!< distributed: key -> collective id
+    std::vector<uint32_t> m_npuRank; //!< distributed (SetNpuRanks): rank of every NPU
+    uint32_t m_rank{0};              //!< distributed (SetNpuRanks): this rank
+    int64_t m_gateSteps{0};          //!< collective-gate-latency-ns in time steps
+    bool m_noticeHandler{false};     //!< registered with Distributed::SetNoticeHandler
+    bool m_warnedGate{false};        //!< the distributed slot-gate warning was checked
+
+    /// \return the other ranks (sorted) that hold NPUs of \p npus
+    std::vector<uint32_t> RanksOf(const std::vector<uint32_t>& npus) const;
+    /// warn once that the gate counts members on other ranks as issued (no gate latency)
+    void WarnRemoteGate();
+    /// \return the collective of a rank-independent key, numbered now if first met
+    uint32_t IdOfKey(uint64_t key);
+    /// a member's issue notice reached the gates of this rank's members of \p id
+    void GateNotice(uint32_t id);
+    /// event of a local notice \param ctx the context \param id the collective
+    static void GateNoticeEvent(SystemContext* ctx, uint32_t id);
+    /// Distributed::NoticeFn: a notice from another rank (\p key: the collective's)
+    static void RemoteGateNotice(void* obj, uint64_t key);
     uint64_t m_sent{0};
     bool m_batching{true};                //!< EventBatching attribute
     bool m_useFixedTimes{true};           //!< FixedTimeShortcuts attribute
@@ -383,6 +442,12 @@ class AstraSystem : public Object
     void SentNotify(uint64_t cookie);
     /// \internal offer free slots again (a collective became ready on all members)
     void PumpAll();
+
+    /// \internal context (node id) of the event in which this NPU last issued a collective
+    uint32_t GetIssueContext() const
+    {
+        return m_issueContext;
+    }
 
     /// \return collectives in progress
     uint32_t GetActiveCollectives() const;
@@ -661,8 +726,9 @@ class AstraSystem : public Object
     uint32_t m_lastCollId{UINT32_MAX};
     uint32_t m_lastNStreams{0}; //!< their number
     uint32_t m_npu{0};
-    bool m_compat{false}; //!< params.compat
-    bool m_fixed{false};  //!< the backend fixes message times at send
+    uint32_t m_issueContext{0xFFFFFFFF}; //!< context of this NPU's last issue (GateNotice)
+    bool m_compat{false};                //!< params.compat
+    bool m_fixed{false};                 //!< the backend fixes message times at send
 
     uint64_t m_localSeq{0};
     std::unordered_map<std::string, uint32_t> m_groupSeq;

@@ -139,6 +139,10 @@ struct SystemParams
     double launchLatencyNs{-1};
     /// reduction-fused: the reduction runs inside the copy (no local-mem-bw term)
     bool reductionFused{false};
+    /// collective-gate-latency-ns: how long an NPU's issue of a collective takes to reach
+    /// the members' slot gates (0: at once, the gate sees every member's issue instantly;
+    /// > 0: message-driven gate, doc/system-model.rst)
+    double gateLatencyNs{0};
 };
 
 } // namespace astra
