@@ -19,7 +19,9 @@
  * first, so the command line wins). With --mpi=1 under mpirun -np N (the module built
  * in an ns-3 tree with --enable-mpi) the fabric is dealt out to the ranks by
  * --partition, and rank 0 prints and writes everything, gathered from every rank
- * (doc/distributed.rst).
+ * (doc/distributed.rst). The built-in system gates collectives with a latency of the
+ * network's largest link latency (collective-gate-latency-ns, doc/system-model.rst), which
+ * makes every partition's results those of one process.
  */
 
 #include "ns3/astra-command-line.h"
@@ -200,8 +202,9 @@ Run(int argc, char* argv[])
     cmd.AddValue("gate-latency-ns",
                  "collective-gate-latency-ns: an issue's notice reaches the members' slot "
                  "gates this late (0: at once; a distributed run identical to one process "
-                 "needs at least the smallest delay of a link crossing ranks); overrides the "
-                 "system file's",
+                 "needs at least the smallest delay of a link crossing ranks). Default: the "
+                 "network's largest link latency with the built-in system, the file's key "
+                 "with --system-configuration",
                  gateLatency,
                  OptionRange::Closed(0, limits::kMaxTimeNs));
     cmd.AddValue("partition",
@@ -394,6 +397,17 @@ Run(int argc, char* argv[])
         if (cmd.IsGiven("gate-latency-ns"))
         {
             params.gateLatencyNs = gateLatency;
+        }
+        else if (system.empty())
+        {
+            // an NPU learns that its peers reached a collective no sooner than a link's
+            // latency after they did; the largest link latency is also at least any cut's
+            // smallest delay, so every partition of a distributed run gives the single
+            // process's results
+            for (const TopoLink& l : topo->GetLinks())
+            {
+                params.gateLatencyNs = std::max(params.gateLatencyNs, l.latencyNs);
+            }
         }
         params.computeScale = computeScale;
 

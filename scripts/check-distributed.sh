@@ -5,8 +5,8 @@
 # allows), and compares stdout (without wall-clock lines; it holds the fabric's PFC,
 # ECN, drop, retransmission and FCT counts) and every report file (npus.csv,
 # collectives.csv, timeline.json, fct.txt, pfc.txt, queue.txt, rate.txt) byte for byte.
-# Cases (doc/distributed.rst): the main example (training-on-roce; with a gate latency
-# on 4 ranks too), ring all-reduces on
+# Cases (doc/distributed.rst): the main example (training-on-roce; also with an instant
+# slot gate), ring all-reduces on
 # 8, 16 and 128 NPUs, an incast whose PFC pauses cross the cut (asserted), the same with
 # ECN and DCQCN, lossy links
 # whose retransmissions cross the cut (asserted), a hang across ranks (status 2 and the
@@ -111,14 +111,12 @@ run_case() {
   grep -h "partition" "$d/np$np.err" || true
 }
 
-# --- the main example: training-on-roce (8 NPUs, Switch 2 x Clos of 2 leaves of 2, 2 spines)
-run_case training-on-roce "$training" dim0-line "1 2" exact
-# on 4 ranks the scale-out Clos links are cut and members of one collective sit on two ranks:
-# without a gate latency the slot gate counts the members on other ranks as issued
-run_case training-on-roce-4 "$training" dim0-line "4" ties
-# with a gate latency of at least the cut's smallest delay (1 us here) the gate is
-# message-driven: identical on 1, 2 and 4 ranks
-run_case training-on-roce-gate "$training" dim0-line "1 2 4" exact --gate-latency-ns=1000
+# --- the main example: training-on-roce (8 NPUs, Switch 2 x Clos of 2 leaves of 2, 2 spines);
+# its gate latency (the largest link latency, 1 us) is at least any cut's delay: exact
+run_case training-on-roce "$training" dim0-line "1 2 4" exact
+# an instant gate: on 4 ranks the scale-out Clos links are cut and members of one collective
+# sit on two ranks, whose gates count the members on other ranks as issued
+run_case training-on-roce-instant-gate "$training" dim0-line "4" ties --gate-latency-ns=0
 
 # --- ring all-reduces
 run_case ring8-allreduce "$runner" block "1 2 4" exact \
