@@ -195,6 +195,19 @@ AstraSimScenario::Build()
         {
             throw InputError("distributed runs (MPI) do not carry remote memory on the network");
         }
+        for (uint32_t d = 0; d < m_topo->GetDimensionCount(); ++d)
+        {
+            if (m_topo->GetDimensions()[d].inSwitch)
+            {
+                // the reduction trees are set up and started by direct calls on every
+                // switch's engine, which a rank holds for its own switches only
+                throw InputError("distributed runs (MPI) do not carry in-network aggregation: "
+                                 "dimension " +
+                                 std::to_string(d) +
+                                 " of the network is marked in_switch (run it in one "
+                                 "process, or unmark it)");
+            }
+        }
         m_fabric.GetRdmaHelper().SetDistributed(Distributed::GetRank());
     }
     if (NetworkBackendFactory::NeedsFabric(m_kind))

@@ -10,7 +10,8 @@
 # 8, 16 and 128 NPUs, an incast whose PFC pauses cross the cut (asserted), the same with
 # ECN and DCQCN, lossy links
 # whose retransmissions cross the cut (asserted), a hang across ranks (status 2 and the
-# report) and an input error on one rank (status 1 and its message, every rank stopped).
+# report), an input error on one rank (status 1 and its message, every rank stopped) and
+# the features distributed runs refuse (status 1 and the reason).
 #
 # Usage: scripts/check-distributed.sh NS3_TREE [OUT_DIR]
 set -uo pipefail
@@ -313,6 +314,40 @@ st=$?
 if [ "$st" -ne 1 ] || ! grep -q "needs a first stream number" "$out/rng-auto.out"; then
   bad "--rng-stream=-1 with --mpi was not refused with status 1 (status $st)"
 fi
+
+# --- refused features (status 1, never a crash): in-network aggregation (an in_switch
+# dimension), remote memory on the network, a gate latency shorter than the cut's delay
+cat >"$out/clos16-inswitch.yml" <<'EOF'
+topology: [ Clos ]
+npus_count: [ 16 ]
+bandwidth: [ 50.0 ]
+latency: [ 500.0 ]
+hosts_per_leaf: [ 4 ]
+in_switch: [ 1 ]
+EOF
+cat >"$out/per-npu-memory.json" <<'EOF'
+{"memory-type": "PER_NPU_MEMORY_EXPANSION", "remote-mem-latency": 500, "remote-mem-bw": 100}
+EOF
+REMOTE_MEM=$out/per-npu-memory.json
+refused() {
+  local what=$1 expect=$2
+  shift 2
+  "${limit[@]}" "${mpirun[@]}" -np 2 "$@" --mpi=1 --output-dir="$out/refused" >"$out/refused.out" 2>&1
+  local st=$?
+  if [ "$st" -ne 1 ] || ! grep -q "$expect" "$out/refused.out"; then
+    bad "$what was not refused with status 1 and '$expect' (status $st): $(grep -m2 -i 'error\|signal' "$out/refused.out")"
+  else
+    echo "[distributed] $what: status 1, '$expect'"
+  fi
+}
+refused "in-network aggregation with --mpi" "do not carry in-network aggregation" \
+  "$runner" --workload-configuration="$MB/all_reduce/16npus_1MB/all_reduce" \
+  --system-configuration="$RING" --network-configuration="$out/clos16-inswitch.yml" \
+  --backend=roce --partition=leaf
+refused "remote memory with --mpi" "do not carry remote memory" \
+  "$training" --remote-memory-configuration="$REMOTE_MEM"
+refused "a gate latency below the cut's delay" "is shorter than the smallest delay" \
+  "$training" --gate-latency-ns=500
 
 if [ "$fail" -ne 0 ]; then
   echo "[distributed] FAILED (outputs in $out)" >&2
