@@ -173,7 +173,10 @@ SystemContext::DoDispose()
 {
     for (auto& s : m_systems)
     {
-        s->Dispose();
+        if (s)
+        {
+            s->Dispose();
+        }
     }
     m_systems.clear();
     m_backend = nullptr;
@@ -551,6 +554,16 @@ SystemContext::SetLocalNpus(const std::vector<bool>& local)
 {
     m_local = local;
     m_distributed = true;
+    // a rank holds the system layer of its own NPUs only: nothing here can reach the state
+    // of an NPU of another rank (what crosses ranks is carried by frames and notices)
+    for (size_t i = 0; i < m_systems.size(); ++i)
+    {
+        if ((i >= local.size() || !local[i]) && m_systems[i])
+        {
+            m_systems[i]->Dispose();
+            m_systems[i] = nullptr;
+        }
+    }
 }
 
 void

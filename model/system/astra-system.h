@@ -103,7 +103,8 @@ class SystemContext : public Object, public MessageSink, public DistributedMessa
     /// \return true if a group of that name is known
     bool HasCommGroup(const std::string& name) const;
 
-    Ptr<AstraSystem> GetSystem(uint32_t npu) const;    //!< \return one NPU's system
+    /// \return one NPU's system (null in a distributed run for an NPU of another rank)
+    Ptr<AstraSystem> GetSystem(uint32_t npu) const;
     uint32_t GetNpuCount() const;                      //!< \return NPU count
     const SystemParams& GetParams() const;             //!< \return parameters
     const std::vector<DimensionSpec>& GetDims() const; //!< \return dimensions
@@ -183,7 +184,8 @@ class SystemContext : public Object, public MessageSink, public DistributedMessa
     /// \internal MessageSink: prefetch the destination system and the sending stream
     void PrefetchHint(const NetMessage& msg, uint64_t cookie) override;
 
-    /// \internal \return the system of \p npu without a reference count (hot paths)
+    /// \internal \return the system of \p npu without a reference count (hot paths; null
+    /// for an NPU of another rank)
     AstraSystem* PeekSystem(uint32_t npu) const;
 
     /// \internal \return the receiver's processing delay of a message (endpoint +
@@ -280,8 +282,9 @@ class SystemContext : public Object, public MessageSink, public DistributedMessa
 
     /**
      * Distributed runs: only the NPUs flagged local run here (the others run on other
-     * ranks). A collective's slot gate counts the members on other ranks as issued
-     * (each rank gates on its own members; cross-rank progress is carried by the
+     * ranks), and only theirs keep a system (AstraSystem): the others' are released. A
+     * collective's slot gate without a gate latency counts the members on other ranks as
+     * issued (each rank gates on its own members; cross-rank progress is carried by the
      * messages, whose collective travels as a rank-independent key: ExportKey).
      * \param local per NPU: runs on this rank
      */
