@@ -124,9 +124,9 @@ class AstraSimScenario
      * NPU's results (the other ranks' NPUs as result holders,
      * AstraSimApplication::FromResult) and the merged collective records, so that the
      * Print* and WriteReports calls give the same output as a single-process run there
-     * (other ranks should not print). Throws InputError for another backend, remote memory on the
-     * network, a partition with another number of systems, or NPUs not dealt out in
-     * rank order.
+     * (other ranks should not print). Throws InputError for another backend, remote
+     * memory on the network, a partition with another number of systems, or NPUs not
+     * dealt out in rank order.
      * \param enable flag
      */
     void SetDistributed(bool enable);

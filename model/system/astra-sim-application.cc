@@ -163,7 +163,8 @@ AstraSimApplication::ImportResult(const std::string& text)
     NpuStats s;
     is >> word >> npu >> finished >> t[0] >> t[1] >> t[2] >> t[3] >> t[4] >> t[5] >> s.nodes >>
         s.collectives >> s.p2p >> events >> errLen >> nLabels;
-    if (!is || word != "npu" || npu != m_npu)
+    // the counts bound what is allocated (each entry takes at least one byte of the text)
+    if (!is || word != "npu" || npu != m_npu || events > text.size() || nLabels > text.size())
     {
         throw std::runtime_error("NPU " + std::to_string(m_npu) +
                                  ": the result received from another rank is malformed");
