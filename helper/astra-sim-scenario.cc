@@ -557,7 +557,7 @@ AstraSimScenario::GatherResults()
         const std::string r = a->ExportResult();
         mine << a->GetNpuId() << " " << r.size() << "\n" << r;
     }
-    const std::vector<std::string> results = Distributed::Gather(mine.str());
+    std::vector<std::string> results = Distributed::Gather(mine.str());
     const std::vector<std::string> records = Distributed::Gather(m_ctx->ExportRecords());
     std::ostringstream stats;
     const uint64_t events = Simulator::GetEventCount();
@@ -601,6 +601,7 @@ AstraSimScenario::GatherResults()
     for (size_t r = 1; r < results.size(); ++r)
     {
         std::istringstream is(results[r]);
+        std::string().swap(results[r]); // the stream has its copy: one rank's text at a time
         uint32_t npu = 0;
         size_t len = 0;
         while (is >> npu >> len)
