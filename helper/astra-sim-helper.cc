@@ -92,19 +92,29 @@ AstraSimHelper::Install(NodeContainer nodes)
     {
         m_mem->CheckNpuCount(nodes.GetN());
     }
+    if (!m_local.empty() && m_local.size() != nodes.GetN())
+    {
+        throw std::runtime_error("AstraSimHelper::Install: local flags for " +
+                                 std::to_string(m_local.size()) + " NPUs, " +
+                                 std::to_string(nodes.GetN()) + " nodes");
+    }
     ApplicationContainer apps;
     for (uint32_t i = 0; i < nodes.GetN(); ++i)
     {
+        if (!m_local.empty() && !m_local[i])
+        {
+            // an NPU of another rank: no application here, and its workload is released
+            // (the checks above were its last use on this rank)
+            m_graphs[i].reset();
+            continue;
+        }
         Ptr<AstraSimApplication> app = m_factory.Create<AstraSimApplication>();
         app->Setup(i, m_ctx, m_graphs[i]);
         if (m_mem)
         {
             app->SetMemoryModel(m_mem);
         }
-        if (m_local.empty() || m_local[i])
-        {
-            nodes.Get(i)->AddApplication(app);
-        }
+        nodes.Get(i)->AddApplication(app);
         apps.Add(app);
     }
     return apps;

@@ -94,16 +94,18 @@ class AstraSimHelper
      * Install one application per node (node i = NPU i). Communicator groups
      * declared in METADATA nodes are added to the context; the memory model
      * is checked against the NPU count (MemoryModel::CheckNpuCount). Throws
-     * std::runtime_error on a count mismatch.
+     * std::runtime_error on a count mismatch. The workloads are checked as a
+     * whole (SetWorkloadCheck) over every NPU's graph, local or not.
      * \param nodes the NPU nodes
-     * \return the applications
+     * \return the applications (after SetLocalNpus: the local NPUs' only, in NPU order)
      */
     ApplicationContainer Install(NodeContainer nodes);
 
     /**
-     * Distributed runs: Install gives only the NPUs flagged local an application on
-     * their node; the others get one that never runs (it holds the results another
-     * rank sends for the reports, AstraSimApplication::ImportResult).
+     * Distributed runs: Install creates applications for the NPUs flagged local only;
+     * after the checks of the whole workload it releases its references to the other
+     * NPUs' graphs (their memory is freed once the caller drops its own), so that a
+     * rank holds its own NPUs' workloads and engines only.
      * \param local per NPU: runs on this rank
      */
     void SetLocalNpus(const std::vector<bool>& local);

@@ -325,15 +325,15 @@ AstraSimScenario::Build()
         m_helper.SetMemoryModel(m_mem);
     }
     ApplicationContainer ac = m_helper.Install(m_nodes);
+    // the applications hold what runs here: a distributed rank keeps its own NPUs'
+    // workloads only (the helper has released the others' after checking every trace)
+    m_graphs.clear();
     for (uint32_t i = 0; i < ac.GetN(); ++i)
     {
         m_apps.push_back(DynamicCast<AstraSimApplication>(ac.Get(i)));
-        if (local.empty() || local[i])
-        {
-            m_localApps.push_back(m_apps.back());
-            m_localApps.back()->SetStartTime(Seconds(0));
-        }
+        m_apps.back()->SetStartTime(Seconds(0));
     }
+    m_localApps = m_apps;
     m_monitor->Watch(m_localApps, m_backend);
     if (m_fabricMem)
     {
@@ -538,7 +538,7 @@ AstraSimScenario::Run(Time stopAt)
     m_status = 0;
     bool unfinished = false;
     // rank 0 of a distributed run holds every NPU's results; another rank judges its own
-    for (const auto& a : (m_distributed && Distributed::GetRank() != 0) ? m_localApps : m_apps)
+    for (const auto& a : m_apps)
     {
         if (!a->GetError().empty())
         {
@@ -586,7 +586,7 @@ AstraSimScenario::GatherResults()
         const std::string r = a->ExportResult();
         mine << a->GetNpuId() << " " << r.size() << "\n" << r;
     }
-    const std::vector<std::string> results = Distributed::Gather(mine.str());
+    std::vector<std::string> results = Distributed::Gather(mine.str());
     const std::vector<std::string> records = Distributed::Gather(m_ctx->ExportRecords());
     std::ostringstream stats;
     const uint64_t events = Simulator::GetEventCount();
@@ -619,9 +619,18 @@ AstraSimScenario::GatherResults()
     {
         m_remoteStatus += st;
     }
+    // one per NPU for the reports: this rank's applications and a result holder for each
+    // NPU of another rank (it has no application, workload or node here)
+    const uint32_t npus = m_ctx->GetNpuCount();
+    std::vector<Ptr<AstraSimApplication>> all(npus);
+    for (const auto& a : m_localApps)
+    {
+        all[a->GetNpuId()] = a;
+    }
     for (size_t r = 1; r < results.size(); ++r)
     {
         std::istringstream is(results[r]);
+        std::string().swap(results[r]); // the stream has its copy: one rank's text at a time
         uint32_t npu = 0;
         size_t len = 0;
         while (is >> npu >> len)
@@ -629,14 +638,28 @@ AstraSimScenario::GatherResults()
             is.get();
             std::string text(len, '\0');
             is.read(&text[0], std::streamsize(len));
-            if (npu >= m_apps.size())
+            if (npu >= npus || all[npu])
             {
                 throw std::runtime_error("a result for NPU " + std::to_string(npu) +
                                          " came from rank " + std::to_string(r));
             }
-            m_apps[npu]->ImportResult(text);
+            all[npu] = AstraSimApplication::FromResult(text);
+            if (all[npu]->GetNpuId() != npu)
+            {
+                throw std::runtime_error("the result for NPU " + std::to_string(npu) +
+                                         " from rank " + std::to_string(r) + " is NPU " +
+                                         std::to_string(all[npu]->GetNpuId()) + "'s");
+            }
         }
     }
+    for (uint32_t i = 0; i < npus; ++i)
+    {
+        if (!all[i])
+        {
+            throw std::runtime_error("no rank sent the result of NPU " + std::to_string(i));
+        }
+    }
+    m_apps = std::move(all);
     m_ctx->MergeRecords(records);
 }
 

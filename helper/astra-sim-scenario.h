@@ -61,7 +61,9 @@ class AstraSimScenario
 
     void SetTopology(std::shared_ptr<const Topology> topo); //!< \param topo the topology
     void SetSystemParams(const SystemParams& params);       //!< \param params system parameters
-    /// \param graphs one workload graph per NPU
+    /// \param graphs one workload graph per NPU (every one is checked at Build; a
+    /// distributed rank then keeps its own NPUs' only: drop the caller's references after
+    /// Build so that the others' memory is freed)
     void SetWorkloads(const std::vector<std::shared_ptr<const WorkloadGraph>>& graphs);
     /// \param groups communicator groups (id -> NPUs)
     void SetCommGroups(const std::map<std::string, std::vector<uint32_t>>& groups);
@@ -117,12 +119,14 @@ class AstraSimScenario
      * only). Every rank builds the whole fabric (ns-3's distributed model: node ids
      * agree across ranks) with the links between systems as RdmaRemoteChannels, the
      * partition policy given to GetFabric().SetPartition with one system per rank;
-     * only this rank's NPUs run their workload. After Run, rank 0 holds every NPU's
-     * results and the merged collective records, so that the Print* and WriteReports
-     * calls give the same output as a single-process run there (other ranks should
-     * not print). Throws InputError for another backend, remote memory on the
-     * network, a partition with another number of systems, or NPUs not dealt out in
-     * rank order.
+     * every rank loads and checks every NPU's workload, then keeps only its own NPUs'
+     * graphs and creates applications for them alone. After Run, rank 0 holds every
+     * NPU's results (the other ranks' NPUs as result holders,
+     * AstraSimApplication::FromResult) and the merged collective records, so that the
+     * Print* and WriteReports calls give the same output as a single-process run there
+     * (other ranks should not print). Throws InputError for another backend, remote
+     * memory on the network, a partition with another number of systems, or NPUs not
+     * dealt out in rank order.
      * \param enable flag
      */
     void SetDistributed(bool enable);
@@ -230,13 +234,15 @@ class AstraSimScenario
     /// \param dir the folder
     void WriteReports(const std::string& dir) const;
 
-    Ptr<SystemContext> GetContext() const;                        //!< \return the context
-    const std::vector<Ptr<AstraSimApplication>>& GetApps() const; //!< \return one per NPU
-    Ptr<NetworkBackend> GetBackend() const;                       //!< \return the backend
-    Ptr<RoceBackend> GetRoceBackend() const;                      //!< \return null unless roce
-    NodeContainer GetNpuNodes() const;                            //!< \return NPU nodes
-    double GetWallSeconds() const;                                //!< \return wall time of Run
-    int GetStatus() const;                                        //!< \return status of Run
+    Ptr<SystemContext> GetContext() const; //!< \return the context
+    /// \return one per NPU, index = NPU id; a distributed run: this rank's NPUs' (in NPU
+    /// order) until Run, then on rank 0 one per NPU (result holders for the other ranks')
+    const std::vector<Ptr<AstraSimApplication>>& GetApps() const;
+    Ptr<NetworkBackend> GetBackend() const;  //!< \return the backend
+    Ptr<RoceBackend> GetRoceBackend() const; //!< \return null unless roce
+    NodeContainer GetNpuNodes() const;       //!< \return NPU nodes
+    double GetWallSeconds() const;           //!< \return wall time of Run
+    int GetStatus() const;                   //!< \return status of Run
 
     /**
      * Release the objects, Simulator::Destroy() and forget the warnings
@@ -259,7 +265,7 @@ class AstraSimScenario
 
     std::shared_ptr<const Topology> m_topo;                     //!< topology
     SystemParams m_params;                                      //!< system parameters
-    std::vector<std::shared_ptr<const WorkloadGraph>> m_graphs; //!< one per NPU
+    std::vector<std::shared_ptr<const WorkloadGraph>> m_graphs; //!< one per NPU, until Build
     std::map<std::string, std::vector<uint32_t>> m_groups;      //!< communicator groups
     Ptr<MemoryModel> m_mem;                                     //!< remote memory (or null)
     std::string m_kind{"analytical"};                           //!< backend kind
@@ -273,7 +279,7 @@ class AstraSimScenario
     Ptr<NetworkBackend> m_backend;                              //!< backend
     Ptr<RoceBackend> m_roce;                                    //!< backend if roce
     NodeContainer m_nodes;                                      //!< NPU nodes
-    std::vector<Ptr<AstraSimApplication>> m_apps;               //!< engines
+    std::vector<Ptr<AstraSimApplication>> m_apps;               //!< engines (GetApps)
     std::unique_ptr<AstraFabricOutputs> m_outputs;              //!< fabric trace files
     std::unique_ptr<FabricTotals> m_fabricTotals;               //!< distributed, rank 0
     std::string m_outputsDir;                                   //!< EnableFabricOutputs' dir
@@ -283,7 +289,7 @@ class AstraSimScenario
     uint64_t m_syncs{0};       //!< synchronisations of ranks in Run
     int m_status{0};           //!< status of Run
     bool m_distributed{false}; //!< SetDistributed(true)
-    std::vector<Ptr<AstraSimApplication>> m_localApps; //!< apps running here
+    std::vector<Ptr<AstraSimApplication>> m_localApps; //!< apps running here, NPU order
     std::string m_remoteStatus;           //!< distributed: every rank's status text (rank 0)
     std::vector<std::string> m_rankStats; //!< distributed: per rank events / wall
     bool m_built{false};                  //!< Build() done

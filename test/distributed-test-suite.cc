@@ -6,12 +6,15 @@
  * open) with the same timing as an eager connection; the topology partition policies
  * (scale-up, leaf, pod) and the cut report; and, without ns-3's mpi module, asking for
  * MPI is an input error. In an MPI build (NS3_MPI) the remote channel's frame encoding
- * is checked too.
+ * is checked too. A rank's share (emulated in one process): applications and workloads
+ * of its own NPUs only, after checking every NPU's trace; rank 0's reports from its own
+ * applications and the other ranks' result holders are the single process's bytes.
  */
 
 #include "ns3/astra-diagnostics.h"
 #include "ns3/astra-distributed.h"
 #include "ns3/astra-fabric-helper.h"
+#include "ns3/astra-report.h"
 #include "ns3/astra-sim-scenario.h"
 #include "ns3/config.h"
 #include "ns3/network-backend-factory.h"
@@ -35,9 +38,14 @@
 #include "ns3/rdma-remote-channel.h"
 #endif
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace ns3;
@@ -793,6 +801,275 @@ class SystemAcrossRanksTestCase : public TestCase
     }
 };
 
+/// An 8-NPU workload with names the report must carry (quotes, a newline, spaces): per NPU
+/// a COMP, an all-reduce over all, an all-gather in its half's group and a second COMP.
+std::vector<std::shared_ptr<const WorkloadGraph>>
+LabelledWorkload()
+{
+    std::vector<std::shared_ptr<const WorkloadGraph>> graphs;
+    for (uint32_t r = 0; r < 8; ++r)
+    {
+        auto g = std::make_shared<WorkloadGraph>();
+        g->file = "labelled." + std::to_string(r) + ".et";
+        g->rank = r;
+        WorkloadNode a;
+        a.id = 10;
+        a.name = "fwd \"attn\"\nlayer " + std::to_string(r);
+        a.kind = NodeKind::COMP;
+        a.durationNs = 1000 + 100 * r;
+        WorkloadNode b;
+        b.id = 20;
+        b.name = "grad all-reduce";
+        b.kind = NodeKind::COMM_COLL;
+        b.collType = CollType::ALL_REDUCE;
+        b.commSize = 1 << 20;
+        b.dataDeps = {10};
+        WorkloadNode c;
+        c.id = 30;
+        c.name = "half gather";
+        c.kind = NodeKind::COMM_COLL;
+        c.collType = CollType::ALL_GATHER;
+        c.commSize = 4096;
+        c.pgName = r < 4 ? "front" : "back";
+        c.dataDeps = {20};
+        WorkloadNode d;
+        d.id = 40;
+        d.name = "bwd";
+        d.kind = NodeKind::COMP;
+        d.durationNs = 500;
+        d.dataDeps = {30};
+        g->nodes = {a, b, c, d};
+        g->BuildIndex();
+        graphs.push_back(g);
+    }
+    return graphs;
+}
+
+/// \return the content of a file ("" if none) \param path the file
+std::string
+ReadAll(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+class RankBuildsOwnNpusTestCase : public TestCase
+{
+  public:
+    RankBuildsOwnNpusTestCase()
+        : TestCase("A rank installs applications for its own NPUs only and releases the other "
+                   "NPUs' workloads after checking every trace; a bad trace of another rank's "
+                   "NPU is still an input error there")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto topo =
+            std::make_shared<Topology>(Topology::FromDimensions({{DimType::RING, 8, 50, 500}}));
+        // rank 1 of two: NPUs 4..7
+        std::vector<bool> local(8, false);
+        for (uint32_t i = 4; i < 8; ++i)
+        {
+            local[i] = true;
+        }
+        auto setup = [&topo]() {
+            Ptr<SystemContext> ctx = CreateObject<SystemContext>();
+            ctx->Setup(NetworkBackendFactory::Create("analytical", topo, false),
+                       topo->GetDimensions(),
+                       SystemParams());
+            ctx->SetCommGroups({{"front", {0, 1, 2, 3}}, {"back", {4, 5, 6, 7}}});
+            return ctx;
+        };
+        {
+            auto graphs = LabelledWorkload();
+            std::vector<std::weak_ptr<const WorkloadGraph>> watch(graphs.begin(), graphs.end());
+            Ptr<SystemContext> ctx = setup();
+            NodeContainer nodes;
+            nodes.Create(8);
+            AstraSimHelper helper;
+            helper.SetContext(ctx);
+            helper.SetLocalNpus(local);
+            helper.SetWorkloads(graphs);
+            graphs.clear(); // the helper's references only, as the scenario leaves them
+            ApplicationContainer apps = helper.Install(nodes);
+            NS_TEST_ASSERT_MSG_EQ(apps.GetN(), 4u, "applications of the rank's 4 NPUs only");
+            for (uint32_t i = 0; i < apps.GetN(); ++i)
+            {
+                Ptr<AstraSimApplication> a = DynamicCast<AstraSimApplication>(apps.Get(i));
+                NS_TEST_ASSERT_MSG_EQ(a->GetNpuId(), 4 + i, "local NPUs in order");
+                NS_TEST_ASSERT_MSG_EQ((a->GetGraph() == nullptr), false, "with its workload");
+            }
+            for (uint32_t i = 0; i < 8; ++i)
+            {
+                NS_TEST_ASSERT_MSG_EQ(nodes.Get(i)->GetNApplications(),
+                                      local[i] ? 1u : 0u,
+                                      "applications on node " << i);
+                NS_TEST_ASSERT_MSG_EQ(watch[i].expired(),
+                                      !local[i],
+                                      "NPU " << i << "'s workload "
+                                             << (local[i] ? "kept" : "released"));
+            }
+            apps = ApplicationContainer();
+            ctx->Dispose();
+            Simulator::Destroy();
+        }
+        {
+            // a trace of NPU 1 (rank 0's) names an unknown group: rank 1 fails the same way
+            auto graphs = LabelledWorkload();
+            auto bad = std::make_shared<WorkloadGraph>(*graphs[1]);
+            bad->nodes[2].pgName = "nowhere";
+            bad->BuildIndex();
+            graphs[1] = bad;
+            Ptr<SystemContext> ctx = setup();
+            NodeContainer nodes;
+            nodes.Create(8);
+            AstraSimHelper helper;
+            helper.SetContext(ctx);
+            helper.SetLocalNpus(local);
+            helper.SetWorkloads(graphs);
+            std::string what;
+            try
+            {
+                helper.Install(nodes);
+            }
+            catch (const std::exception& e)
+            {
+                what = e.what();
+            }
+            NS_TEST_ASSERT_MSG_EQ((what.find("nowhere") != std::string::npos),
+                                  true,
+                                  "the remote NPU's unknown group is reported: '" << what << "'");
+            for (uint32_t i = 0; i < 8; ++i)
+            {
+                NS_TEST_ASSERT_MSG_EQ(nodes.Get(i)->GetNApplications(), 0u, "nothing installed");
+            }
+            ctx->Dispose();
+            Simulator::Destroy();
+        }
+    }
+};
+
+class RankZeroReportsTestCase : public TestCase
+{
+  public:
+    RankZeroReportsTestCase()
+        : TestCase("Rank 0's reports from its own applications and result holders of the other "
+                   "ranks' NPUs (no workload graph) are the single process's bytes")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto topo =
+            std::make_shared<Topology>(Topology::FromDimensions({{DimType::RING, 8, 50, 500}}));
+        AstraSimScenario sc;
+        sc.SetTopology(topo);
+        sc.SetSystemParams(SystemParams());
+        sc.SetWorkloads(LabelledWorkload());
+        sc.SetCommGroups({{"front", {0, 1, 2, 3}}, {"back", {4, 5, 6, 7}}});
+        sc.SetBackend("analytical");
+        sc.Build();
+        NS_TEST_ASSERT_MSG_EQ(sc.Run(), 0, "run");
+        const auto& apps = sc.GetApps();
+        NS_TEST_ASSERT_MSG_EQ(apps.size(), 8u, "a single process: every NPU");
+        // rank 0 of two: its NPUs 0..3 ran here, 4..7 arrive as text (ExportResult)
+        std::vector<Ptr<AstraSimApplication>> rank0;
+        for (uint32_t i = 0; i < 8; ++i)
+        {
+            if (i < 4)
+            {
+                rank0.push_back(apps[i]);
+                continue;
+            }
+            Ptr<AstraSimApplication> h = AstraSimApplication::FromResult(apps[i]->ExportResult());
+            NS_TEST_ASSERT_MSG_EQ(h->GetNpuId(), i, "holder's NPU");
+            NS_TEST_ASSERT_MSG_EQ((h->GetGraph() == nullptr), true, "a holder has no workload");
+            NS_TEST_ASSERT_MSG_EQ(h->GetTimeline().size(), 4u, "its timeline");
+            const TimelineLabel l = h->LabelOf(30);
+            NS_TEST_ASSERT_MSG_EQ((l.name != nullptr), true, "label of node 30");
+            if (l.name)
+            {
+                NS_TEST_ASSERT_MSG_EQ(*l.name, "half gather", "name");
+                NS_TEST_ASSERT_MSG_EQ(*l.pgName, "back", "group");
+                NS_TEST_ASSERT_MSG_EQ(l.commSize, 4096u, "bytes");
+                NS_TEST_ASSERT_MSG_EQ((l.collType == CollType::ALL_GATHER), true, "type");
+            }
+            NS_TEST_ASSERT_MSG_EQ((h->LabelOf(99).name == nullptr), true, "no label of node 99");
+            rank0.push_back(h);
+        }
+        char tmpl[] = "/tmp/astra-rank0-reports-XXXXXX";
+        const char* d = mkdtemp(tmpl);
+        NS_TEST_ASSERT_MSG_EQ((d != nullptr), true, "temporary folder");
+        const std::string dir = d ? d : "/tmp";
+        AstraReport single(sc.GetContext(), apps);
+        AstraReport merged(sc.GetContext(), rank0);
+        for (const std::string f : {"npus.csv", "collectives.csv", "timeline.json"})
+        {
+            const std::string a = dir + "/single-" + f;
+            const std::string b = dir + "/rank0-" + f;
+            if (f == "npus.csv")
+            {
+                single.WriteNpuCsv(a);
+                merged.WriteNpuCsv(b);
+            }
+            else if (f == "collectives.csv")
+            {
+                single.WriteCollectiveCsv(a);
+                merged.WriteCollectiveCsv(b);
+            }
+            else
+            {
+                single.WriteChromeTrace(a);
+                merged.WriteChromeTrace(b);
+            }
+            const std::string sa = ReadAll(a);
+            NS_TEST_ASSERT_MSG_GT(sa.size(), 100u, f << " written");
+            NS_TEST_ASSERT_MSG_EQ(sa, ReadAll(b), f << ": rank 0's is the single process's");
+            std::remove(a.c_str());
+            std::remove(b.c_str());
+        }
+        rmdir(dir.c_str());
+        // the names and groups of the other ranks' nodes are in the timeline
+        std::ostringstream tl;
+        {
+            merged.WriteChromeTrace(dir + ".json");
+            tl << ReadAll(dir + ".json");
+            std::remove((dir + ".json").c_str());
+        }
+        NS_TEST_ASSERT_MSG_EQ((tl.str().find("fwd \\\"attn\\\" layer 7") != std::string::npos),
+                              true,
+                              "NPU 7's node name (escaped)");
+        NS_TEST_ASSERT_MSG_EQ((tl.str().find("\"group\":\"back\"") != std::string::npos),
+                              true,
+                              "a group of the other rank's NPUs");
+        std::ostringstream lines1;
+        std::ostringstream lines2;
+        single.PrintNpuLines(lines1);
+        single.PrintSummary(lines1);
+        merged.PrintNpuLines(lines2);
+        merged.PrintSummary(lines2);
+        NS_TEST_ASSERT_MSG_EQ(lines2.str(), lines1.str(), "stdout's lines and summary");
+        // a truncated text is refused
+        const std::string text = apps[5]->ExportResult();
+        bool thrown = false;
+        try
+        {
+            AstraSimApplication::FromResult(text.substr(0, text.size() - 20));
+        }
+        catch (const std::runtime_error&)
+        {
+            thrown = true;
+        }
+        NS_TEST_ASSERT_MSG_EQ(thrown, true, "a truncated result is refused");
+        sc.Destroy();
+    }
+};
+
 class DistributedTestSuite : public TestSuite
 {
   public:
@@ -805,6 +1082,8 @@ class DistributedTestSuite : public TestSuite
         AddTestCase(new PartialBuildTestCase, TestCase::QUICK);
         AddTestCase(new MpiAvailabilityTestCase, TestCase::QUICK);
         AddTestCase(new SystemAcrossRanksTestCase, TestCase::QUICK);
+        AddTestCase(new RankBuildsOwnNpusTestCase, TestCase::QUICK);
+        AddTestCase(new RankZeroReportsTestCase, TestCase::QUICK);
     }
 };
 

@@ -198,32 +198,24 @@ AstraReport::WriteChromeTrace(const std::string& path, const std::string& extraE
         f << (first ? "" : ",\n") << "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" << pid
           << ",\"args\":{\"name\":\"NPU " << pid << "\"}}";
         first = false;
-        auto graph = a->GetGraph();
         for (const auto& ev : a->GetTimeline())
         {
-            const WorkloadNode* n = nullptr;
-            if (graph)
-            {
-                auto it = graph->index.find(ev.nodeId);
-                if (it != graph->index.end())
-                {
-                    n = &graph->nodes[it->second];
-                }
-            }
+            // the node from the graph, or the labels a result holder imported
+            const TimelineLabel n = a->LabelOf(ev.nodeId);
             uint32_t tid = ev.kind == NodeKind::COMP                                           ? 0
                            : (ev.kind == NodeKind::MEM_LOAD || ev.kind == NodeKind::MEM_STORE) ? 2
                                                                                                : 1;
             char ts[64], dur[64];
             std::snprintf(ts, sizeof(ts), "%.3f", ev.start.GetNanoSeconds() / 1e3);
             std::snprintf(dur, sizeof(dur), "%.3f", (ev.end - ev.start).GetNanoSeconds() / 1e3);
-            f << ",\n{\"name\":\"" << Escape(n ? n->name : std::to_string(ev.nodeId))
+            f << ",\n{\"name\":\"" << Escape(n.name ? *n.name : std::to_string(ev.nodeId))
               << "\",\"cat\":\"" << NodeKindName(ev.kind) << "\",\"ph\":\"X\",\"pid\":" << pid
               << ",\"tid\":" << tid << ",\"ts\":" << ts << ",\"dur\":" << dur
               << ",\"args\":{\"id\":" << ev.nodeId;
-            if (n && n->kind == NodeKind::COMM_COLL)
+            if (n.name && n.kind == NodeKind::COMM_COLL)
             {
-                f << ",\"type\":\"" << CollTypeName(n->collType) << "\",\"bytes\":" << n->commSize
-                  << ",\"group\":\"" << Escape(n->pgName) << "\"";
+                f << ",\"type\":\"" << CollTypeName(n.collType) << "\",\"bytes\":" << n.commSize
+                  << ",\"group\":\"" << Escape(*n.pgName) << "\"";
             }
             f << "}}";
         }

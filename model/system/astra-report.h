@@ -26,7 +26,11 @@ namespace astra
 class AstraReport
 {
   public:
-    /// \param apps one per NPU, index = NPU id
+    /// \param ctx the context (its collective records)
+    /// \param apps one per NPU, index = NPU id: the applications that ran, or in a
+    /// distributed run's rank 0 result holders for the other ranks' NPUs
+    /// (AstraSimApplication::FromResult); read are their statistics, errors, timelines and
+    /// the timeline's labels (AstraSimApplication::LabelOf)
     AstraReport(Ptr<SystemContext> ctx, const std::vector<Ptr<AstraSimApplication>>& apps);
 
     /// `sys[i] finished, N cycles, exposed communication M cycles.` per finished NPU

@@ -102,21 +102,52 @@ AstraSimApplication::SetMemoryModel(Ptr<MemoryModel> mem)
 std::string
 AstraSimApplication::ExportResult() const
 {
+    // the labels of the timeline's nodes (at most one per entry: a node runs once)
+    std::vector<TimelineLabel> labels;
+    std::vector<uint64_t> ids;
+    for (const auto& e : m_timeline)
+    {
+        const TimelineLabel l = LabelOf(e.nodeId);
+        if (l.name)
+        {
+            labels.push_back(l);
+            ids.push_back(e.nodeId);
+        }
+    }
     std::ostringstream os;
     const NpuStats& s = m_stats;
     os << "npu " << m_npu << " " << (m_finished ? 1 : 0) << " " << s.finish.GetTimeStep() << " "
        << s.compute.GetTimeStep() << " " << s.exposedComm.GetTimeStep() << " "
        << s.memory.GetTimeStep() << " " << s.idle.GetTimeStep() << " " << s.commBusy.GetTimeStep()
        << " " << s.nodes << " " << s.collectives << " " << s.p2p << " " << m_timeline.size() << " "
-       << m_error.size() << "\n";
+       << m_error.size() << " " << labels.size() << "\n";
     for (const auto& e : m_timeline)
     {
         os << e.nodeId << " " << int(e.kind) << " " << e.start.GetTimeStep() << " "
            << e.end.GetTimeStep() << "\n";
     }
+    // id kind type bytes |name| |group| on a line, then the name and the group's bytes
+    for (size_t i = 0; i < labels.size(); ++i)
+    {
+        const TimelineLabel& l = labels[i];
+        const std::string& pg = l.pgName ? *l.pgName : std::string();
+        os << ids[i] << " " << int(l.kind) << " " << int(l.collType) << " " << l.commSize << " "
+           << l.name->size() << " " << pg.size() << "\n"
+           << *l.name << pg << "\n";
+    }
     os << m_error;
     return os.str();
 }
+
+namespace
+{
+/// \return whether an integer read from a result is a NodeKind
+bool
+IsNodeKind(int k)
+{
+    return k >= int(NodeKind::INVALID) && k <= int(NodeKind::COMM_COLL);
+}
+} // namespace
 
 void
 AstraSimApplication::ImportResult(const std::string& text)
@@ -128,10 +159,12 @@ AstraSimApplication::ImportResult(const std::string& text)
     int64_t t[6] = {};
     size_t events = 0;
     size_t errLen = 0;
+    size_t nLabels = 0;
     NpuStats s;
     is >> word >> npu >> finished >> t[0] >> t[1] >> t[2] >> t[3] >> t[4] >> t[5] >> s.nodes >>
-        s.collectives >> s.p2p >> events >> errLen;
-    if (!is || word != "npu" || npu != m_npu)
+        s.collectives >> s.p2p >> events >> errLen >> nLabels;
+    // the counts bound what is allocated (each entry takes at least one byte of the text)
+    if (!is || word != "npu" || npu != m_npu || events > text.size() || nLabels > text.size())
     {
         throw std::runtime_error("NPU " + std::to_string(m_npu) +
                                  ": the result received from another rank is malformed");
@@ -143,17 +176,41 @@ AstraSimApplication::ImportResult(const std::string& text)
     s.idle = TimeStep(t[4]);
     s.commBusy = TimeStep(t[5]);
     std::vector<TimelineEvent> tl(events);
+    bool ok = true;
     for (auto& e : tl)
     {
         int kind = 0;
         int64_t a = 0;
         int64_t b = 0;
         is >> e.nodeId >> kind >> a >> b;
+        ok = ok && IsNodeKind(kind);
         e.kind = static_cast<NodeKind>(kind);
         e.start = TimeStep(a);
         e.end = TimeStep(b);
     }
-    if (!is)
+    std::vector<ImportedLabel> labels(nLabels);
+    for (auto& l : labels)
+    {
+        int kind = 0;
+        int coll = 0;
+        size_t nameLen = 0;
+        size_t pgLen = 0;
+        is >> l.id >> kind >> coll >> l.commSize >> nameLen >> pgLen;
+        if (!is || !IsNodeKind(kind) || coll < 0 || coll > int(CollType::BARRIER) ||
+            nameLen > text.size() || pgLen > text.size())
+        {
+            ok = false;
+            break;
+        }
+        l.kind = static_cast<NodeKind>(kind);
+        l.collType = static_cast<CollType>(coll);
+        is.get(); // the newline before the name
+        l.name.resize(nameLen);
+        l.pgName.resize(pgLen);
+        is.read(&l.name[0], std::streamsize(nameLen));
+        is.read(&l.pgName[0], std::streamsize(pgLen));
+    }
+    if (!is || !ok)
     {
         throw std::runtime_error("NPU " + std::to_string(m_npu) +
                                  ": the timeline received from another rank is malformed");
@@ -161,10 +218,67 @@ AstraSimApplication::ImportResult(const std::string& text)
     is.get(); // the newline before the error text
     std::string err(errLen, '\0');
     is.read(&err[0], std::streamsize(errLen));
+    if (!is)
+    {
+        throw std::runtime_error("NPU " + std::to_string(m_npu) +
+                                 ": the error text received from another rank is truncated");
+    }
+    std::sort(labels.begin(), labels.end(), [](const ImportedLabel& a, const ImportedLabel& b) {
+        return a.id < b.id;
+    });
     m_stats = s;
     m_finished = finished != 0;
     m_timeline = std::move(tl);
+    m_labels = std::move(labels);
     m_error = err;
+}
+
+Ptr<AstraSimApplication>
+AstraSimApplication::FromResult(const std::string& text)
+{
+    std::istringstream is(text);
+    std::string word;
+    uint32_t npu = 0;
+    is >> word >> npu;
+    if (!is || word != "npu")
+    {
+        throw std::runtime_error("a result received from another rank is malformed");
+    }
+    Ptr<AstraSimApplication> a = CreateObject<AstraSimApplication>();
+    a->m_npu = npu;
+    a->ImportResult(text);
+    return a;
+}
+
+TimelineLabel
+AstraSimApplication::LabelOf(uint64_t nodeId) const
+{
+    TimelineLabel l;
+    if (m_graph)
+    {
+        if (const WorkloadNode* n = m_graph->Find(nodeId))
+        {
+            l.name = &n->name;
+            l.kind = n->kind;
+            l.collType = n->collType;
+            l.commSize = n->commSize;
+            l.pgName = &n->pgName;
+        }
+        return l;
+    }
+    auto it = std::lower_bound(m_labels.begin(),
+                               m_labels.end(),
+                               nodeId,
+                               [](const ImportedLabel& a, uint64_t id) { return a.id < id; });
+    if (it != m_labels.end() && it->id == nodeId)
+    {
+        l.name = &it->name;
+        l.kind = it->kind;
+        l.collType = it->collType;
+        l.commSize = it->commSize;
+        l.pgName = &it->pgName;
+    }
+    return l;
 }
 
 uint32_t

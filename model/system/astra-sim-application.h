@@ -49,8 +49,25 @@ struct TimelineEvent
 };
 
 /**
+ * What the reports show of the workload node behind a timeline entry besides its times:
+ * its name and, for a collective, its type, size and group (AstraSimApplication::LabelOf).
+ * The pointers stay valid while the application lives; name is null when the node is
+ * unknown (the reports then show its id).
+ */
+struct TimelineLabel
+{
+    const std::string* name{nullptr};        //!< node name (null: unknown node)
+    NodeKind kind{NodeKind::INVALID};        //!< node type
+    CollType collType{CollType::ALL_REDUCE}; //!< COMM_COLL: comm_type
+    uint64_t commSize{0};                    //!< COMM_COLL: comm_size in bytes
+    const std::string* pgName{nullptr};      //!< COMM_COLL: communicator group
+};
+
+/**
  * \ingroup astra-sim
- * One NPU's workload engine.
+ * One NPU's workload engine. In a distributed run, rank 0 also holds one per NPU of
+ * another rank that never runs: a result holder (FromResult) with that NPU's results and
+ * the labels of its timeline, without workload graph, context or node.
  */
 class AstraSimApplication : public Application
 {
@@ -78,21 +95,38 @@ class AstraSimApplication : public Application
     const std::vector<TimelineEvent>& GetTimeline() const;
     /// \return what this NPU waits for (unfinished nodes and communication)
     std::string DescribePending() const;
-    /// \return the workload graph
+    /// \return the workload graph (null for a result holder, FromResult)
     std::shared_ptr<const WorkloadGraph> GetGraph() const;
+    /**
+     * The report's view of the node behind a timeline entry: from the workload graph, or
+     * for a result holder from the labels it imported (ImportResult).
+     * \param nodeId the node id of a timeline entry
+     * \return its label (name null: not known)
+     */
+    TimelineLabel LabelOf(uint64_t nodeId) const;
 
     /**
      * Distributed runs: this NPU's results (finished flag, statistics, timeline, error)
-     * as text, for the rank that writes the reports.
+     * and the labels of its timeline's nodes (LabelOf) as text, for the rank that writes
+     * the reports.
      * \return the text
      */
     std::string ExportResult() const;
     /**
      * Take over results exported on another rank (ExportResult) for the reports.
-     * Throws std::runtime_error if the text is not such a result.
+     * Throws std::runtime_error if the text is not such a result or is another NPU's.
      * \param text the text
      */
     void ImportResult(const std::string& text);
+    /**
+     * Distributed runs: a result holder for the reports of rank 0, for an NPU of another
+     * rank: an application with the results and timeline labels of ExportResult's text,
+     * without workload graph, system context or node (it never runs).
+     * Throws std::runtime_error if the text is not such a result.
+     * \param text the text
+     * \return the holder
+     */
+    static Ptr<AstraSimApplication> FromResult(const std::string& text);
 
     /// \return compute time of one COMP node (replay or roofline; with p.compat the
     /// reference's rule, see CompatComputeNs, 0 for a skipped node)
@@ -168,6 +202,19 @@ class AstraSimApplication : public Application
     NpuStats m_stats;
     std::string m_error;
     std::vector<TimelineEvent> m_timeline;
+
+    /// a label imported from another rank (ImportResult), for the reports
+    struct ImportedLabel
+    {
+        uint64_t id;        //!< node id
+        NodeKind kind;      //!< node type
+        CollType collType;  //!< COMM_COLL: type
+        uint64_t commSize;  //!< COMM_COLL: bytes
+        std::string name;   //!< node name
+        std::string pgName; //!< COMM_COLL: group
+    };
+
+    std::vector<ImportedLabel> m_labels; //!< by id (ImportResult)
 
     TracedCallback<uint32_t, uint64_t> m_nodeStart;
     TracedCallback<uint32_t, uint64_t> m_nodeEnd;
