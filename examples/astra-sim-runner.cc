@@ -43,7 +43,6 @@
 #include "ns3/astra-command-line.h"
 #include "ns3/astra-config.h"
 #include "ns3/astra-distributed.h"
-#include "ns3/astra-huge-pages.h"
 #include "ns3/astra-input.h"
 #include "ns3/astra-limits.h"
 #include "ns3/astra-paths.h"
@@ -52,10 +51,10 @@
 #include "ns3/hpcc-topology-reader.h"
 #include "ns3/network-backend-factory.h"
 #include "ns3/network-module.h"
-#include "ns3/node-order.h"
 #include "ns3/rdma-net-device.h"
 #include "ns3/roce-backend.h"
 #include "ns3/roce-config-reader.h"
+#include "ns3/run-control-options.h"
 #include "ns3/topology.h"
 #include "ns3/workload-loader.h"
 
@@ -154,17 +153,11 @@ Run(int argc, char* argv[])
     bool plots = false;
     bool fabricOutputs = true;
     uint64_t queueSampleNs = 1000;
-    double progressSec = 5;
-    uint64_t hangNs = 10000000;
-    int64_t rngStream = 0;
     uint32_t textPasses = 1;
     uint64_t maxTraceMib = limits::kMaxTraceFileBytes >> 20;
     std::string roceConfig;
     std::string logicalTopology;
     bool memoryIsolated = false;
-    bool mpi = false;
-    std::string eventOrder = "node";
-    bool hugePages = true;
     std::string partition = "block";
     double linkErrorRate = 0;
 
@@ -194,6 +187,8 @@ Run(int argc, char* argv[])
     // for every scheduler (override: --SchedulerType=... with --event-order=fifo);
     // --event-order=node replaces it by its node-order variant
     GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::QuadHeapScheduler"));
+    RunControlOptions run; // --progress-seconds, --hang-ns, --rng-stream, --mpi, --huge-pages,
+                           // --event-order
     AstraCommandLine cmd(__FILE__);
     cmd.AddValue("workload-configuration",
                  "Chakra prefix (PREFIX.<rank>.et) or a .txt text workload",
@@ -261,20 +256,6 @@ Run(int argc, char* argv[])
                  "RoCE: write fct.txt, pfc.txt, queue.txt and rate.txt and print the fabric "
                  "summary (with --mpi: gathered to rank 0)",
                  fabricOutputs);
-    cmd.AddValue("progress-seconds",
-                 "wall seconds between progress lines (0: none)",
-                 progressSec,
-                 OptionRange::Closed(0, 1e9, "s"));
-    cmd.AddValue("rng-stream",
-                 "RoCE: first random stream of the switches' ECN draws (>= 0: the draws of a "
-                 "switch do not depend on what else was created, in one process or on any "
-                 "number of MPI ranks; -1: ns-3's automatic numbering, single process only)",
-                 rngStream,
-                 OptionRange::Closed(-1, 1e15));
-    cmd.AddValue("hang-ns",
-                 "simulated ns without progress after which the run is reported hung",
-                 hangNs,
-                 OptionRange::Closed(1, 1e15, "ns"));
     cmd.AddValue("memory-isolated",
                  "flow / roce with memory nodes: their traffic on a private copy of the network "
                  "(the baseline of the collectives' slowdown from memory traffic)",
@@ -285,29 +266,13 @@ Run(int argc, char* argv[])
                  "random streams 2^32 + 2 x link + side); lost data is retransmitted (go-back-N)",
                  linkErrorRate,
                  OptionRange::Closed(0, 0.5));
-    cmd.AddValue("mpi",
-                 "distributed run on ns-3's MPI engine (under mpirun -np N; roce backend; needs "
-                 "the module built in an ns-3 tree with --enable-mpi)",
-                 mpi);
     cmd.AddValue("partition",
                  "with --mpi: how NPUs and switches are dealt to the ranks (block, dim0-line, "
                  "scale-up, leaf, pod)",
                  partition);
-    cmd.AddValue("huge-pages",
-                 "back the heap with transparent huge pages once the simulation is built "
-                 "(Linux; same results, faster on large fabrics)",
-                 hugePages);
-    cmd.AddValue("event-order",
-                 "order of same-time events: node (by the node that created them, then its own "
-                 "count: the same results on any number of MPI ranks) or fifo (ns-3's order, "
-                 "by scheduling)",
-                 eventOrder);
+    run.AddTo(cmd);
     cmd.Parse(argc, argv);
-    if (mpi)
-    {
-        Distributed::Enable(&argc, &argv); // input error if the build has no MPI
-    }
-    EventOrder::Select(eventOrder, Distributed::GetSize() > 1);
+    run.Start(&argc, &argv); // MPI (input error without it), the event order
     const bool root = Distributed::GetRank() == 0;
     if (!hpccNetwork.empty())
     {
@@ -339,15 +304,7 @@ Run(int argc, char* argv[])
     AstraSimScenario::PrepareOutputDir(dir);
 
     AstraSimScenario sc;
-    SetAttributeFromOption(*sc.GetMonitor(),
-                           "ProgressInterval",
-                           DoubleValue(progressSec),
-                           "--progress-seconds=" + std::to_string(progressSec));
-    SetAttributeFromOption(*sc.GetMonitor(),
-                           "HangTimeout",
-                           TimeValue(NanoSeconds(hangNs)),
-                           "--hang-ns=" + std::to_string(hangNs));
-    sc.SetRngStreams(rngStream);
+    run.Configure(sc); // progress, hang timeout, random streams
     {
         std::shared_ptr<Topology> topo;
         if (hpccNetwork.empty())
@@ -408,7 +365,7 @@ Run(int argc, char* argv[])
         sc.SetWorkloads(graphs);
         sc.SetCommGroups(LoadCommGroups(commGroups, topo->GetNpuCount()));
         sc.SetBackend(backendKind);
-        if (mpi)
+        if (run.IsMpi())
         {
             sc.SetDistributed(true);
             sc.GetFabric().SetPartition(partition, Distributed::GetSize());
@@ -461,12 +418,7 @@ Run(int argc, char* argv[])
                          "--backend=roce");
     }
 
-    if (hugePages)
-    {
-        // the built heap in 2 MiB pages: fewer TLB misses per packet on large fabrics;
-        // addresses and results unchanged (doc/benchmarks-roce.rst)
-        astra::CollapseHeapToHugePages();
-    }
+    run.Built(); // --huge-pages
     int rc = sc.Run();
     sc.CloseFabricOutputs(); // with --mpi: every rank's lines and counters to rank 0
     if (!root)
@@ -491,7 +443,7 @@ Run(int argc, char* argv[])
                   << " s, events " << Simulator::GetEventCount() << ", messages "
                   << sc.GetContext()->GetMessagesSent() << ", peak RSS " << ru.ru_maxrss / 1024
                   << " MiB\n";
-        if (mpi)
+        if (run.IsMpi())
         {
             // on stderr: stdout and the report files are those of a single-process run
             std::cerr << sc.GetFabric().DescribePartition();

@@ -27,7 +27,6 @@
 #include "ns3/astra-command-line.h"
 #include "ns3/astra-config.h"
 #include "ns3/astra-distributed.h"
-#include "ns3/astra-huge-pages.h"
 #include "ns3/astra-input.h"
 #include "ns3/astra-limits.h"
 #include "ns3/astra-paths.h"
@@ -35,10 +34,10 @@
 #include "ns3/config.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
-#include "ns3/node-order.h"
 #include "ns3/rdma-switch.h"
 #include "ns3/rdma-trace-writers.h"
 #include "ns3/roce-backend.h"
+#include "ns3/run-control-options.h"
 #include "ns3/topology.h"
 #include "ns3/workload-loader.h"
 
@@ -115,9 +114,6 @@ Run(int argc, char* argv[])
     std::string remoteMemory;
     uint64_t queueSampleNs = 1000;
     double maxSimMs = 10000;
-    double progressSec = 5;
-    uint64_t hangNs = 10000000;
-    int64_t rngStream = 0;
 
     // defaults of this scenario (overridable by the file and the command line)
     Config::SetDefault("ns3::RdmaHostStack::Mtu", UintegerValue(4096));
@@ -125,13 +121,12 @@ Run(int argc, char* argv[])
     // headroom of fast, long links (e.g. HGX's 400 GB/s, 936 ns) fits the buffer
     Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", UintegerValue(0x88));
     const std::string roceConfigLine = PreApplyRoceConfig(argc, argv);
-    bool mpi = false;
-    std::string eventOrder = "node";
-    bool hugePages = true;
 
     // a 4-ary heap (ns3::astra::QuadHeapScheduler: ns-3's order, fewer cache misses);
     // --event-order=node replaces it by its node-order variant
     GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::QuadHeapScheduler"));
+    RunControlOptions run; // --progress-seconds, --hang-ns, --rng-stream, --mpi, --huge-pages,
+                           // --event-order
     AstraCommandLine cmd(__FILE__);
     cmd.AddValue("workload-configuration",
                  "Chakra prefix (PREFIX.<rank>.et) or a .txt text workload",
@@ -243,38 +238,11 @@ Run(int argc, char* argv[])
                  "stop the simulation at this time (ms) if not finished",
                  maxSimMs,
                  OptionRange::Positive(1e9, "ms"));
-    cmd.AddValue("progress-seconds",
-                 "wall seconds between progress lines (0: none)",
-                 progressSec,
-                 OptionRange::Closed(0, 1e9, "s"));
-    cmd.AddValue("rng-stream",
-                 "RoCE: first random stream of the switches' ECN draws (>= 0: the draws of a "
-                 "switch do not depend on what else was created, in one process or on any "
-                 "number of MPI ranks; -1: ns-3's automatic numbering, single process only)",
-                 rngStream,
-                 OptionRange::Closed(-1, 1e15));
-    cmd.AddValue("hang-ns",
-                 "simulated ns without progress after which the run is reported hung",
-                 hangNs,
-                 OptionRange::Closed(1, 1e15, "ns"));
-    cmd.AddValue("mpi",
-                 "distributed run on ns-3's MPI engine (under mpirun -np N, one system id per "
-                 "rank dealt out by --partition; needs the module built in an ns-3 tree with "
-                 "--enable-mpi)",
-                 mpi);
-    cmd.AddValue("huge-pages",
-                 "back the heap with transparent huge pages once the simulation is built "
-                 "(Linux; same results, faster on large fabrics)",
-                 hugePages);
-    cmd.AddValue("event-order",
-                 "order of same-time events: node (by the node that created them, then its own "
-                 "count: the same results on any number of MPI ranks) or fifo (ns-3's order, "
-                 "by scheduling)",
-                 eventOrder);
+    run.AddTo(cmd);
     cmd.Parse(argc, argv);
-    if (mpi)
+    run.Start(&argc, &argv); // MPI (input error without it), the event order
+    if (run.IsMpi())
     {
-        Distributed::Enable(&argc, &argv); // input error if the build has no MPI
         if (cmd.IsGiven("systems") && systems != Distributed::GetSize())
         {
             throw InputError("--systems=" + std::to_string(systems) + " with --mpi under " +
@@ -289,7 +257,6 @@ Run(int argc, char* argv[])
                              "rank that simulates it and are not gathered to rank 0");
         }
     }
-    EventOrder::Select(eventOrder, Distributed::GetSize() > 1);
     const bool root = Distributed::GetRank() == 0;
     // rank 0 prints (every rank runs the same program)
     std::ostringstream nowhere;
@@ -324,15 +291,7 @@ Run(int argc, char* argv[])
     AstraSimScenario::PrepareOutputDir(outputDir);
 
     AstraSimScenario sc;
-    SetAttributeFromOption(*sc.GetMonitor(),
-                           "ProgressInterval",
-                           DoubleValue(progressSec),
-                           "--progress-seconds=" + std::to_string(progressSec));
-    SetAttributeFromOption(*sc.GetMonitor(),
-                           "HangTimeout",
-                           TimeValue(NanoSeconds(hangNs)),
-                           "--hang-ns=" + std::to_string(hangNs));
-    sc.SetRngStreams(rngStream);
+    run.Configure(sc); // progress, hang timeout, random streams
     std::shared_ptr<Topology> topo;
     // an input error ends the program with its message and status 1 (RunMain)
     {
@@ -450,7 +409,7 @@ Run(int argc, char* argv[])
             throw InputError("--systems=0: at least one system id");
         }
         sc.GetFabric().SetPartition(partition, systems);
-        sc.SetDistributed(mpi);
+        sc.SetDistributed(run.IsMpi());
         sc.SetAppAttribute("DropDanglingCtrlDeps", BooleanValue(dropDangling));
         sc.SetAppAttribute("ReferenceHwLimits", BooleanValue(hwLimits));
         if (!remoteMemory.empty())
@@ -483,12 +442,7 @@ Run(int argc, char* argv[])
     sc.PrintFabricConfig(out);
     sc.WarnUnusedAttributes();
 
-    if (hugePages)
-    {
-        // the built heap in 2 MiB pages: fewer TLB misses per packet on large fabrics;
-        // addresses and results unchanged (doc/benchmarks-roce.rst)
-        astra::CollapseHeapToHugePages();
-    }
+    run.Built(); // --huge-pages
     int rc = sc.Run(MilliSeconds(maxSimMs));
     // with --mpi: every rank's NPU results, collectives, trace lines and counters to rank 0
     sc.CloseFabricOutputs();
@@ -502,7 +456,7 @@ Run(int argc, char* argv[])
     sc.PrintNpuLines(std::cout);
     sc.PrintSummary(std::cout);
     sc.PrintFabricSummary(std::cout);
-    if (mpi)
+    if (run.IsMpi())
     {
         // on stderr: stdout and the report files are those of a single-process run
         std::cerr << sc.GetFabric().DescribePartition();
