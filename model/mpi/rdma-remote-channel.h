@@ -31,7 +31,9 @@ namespace ns3
  * called when ns-3's DistributedSimulatorImpl starts the window's synchronisation, before
  * it reports its next event time); the receiving rank decodes each frame (Decode) and
  * schedules its delivery to RdmaNetDevice::Receive at the arrival time, in the node's
- * context. Frames between two local ends (both ranks equal) go the local way. The
+ * context. The system layer's notices (Distributed::PostNotice: a slot gate's issue notice,
+ * with its arrival time, tie-break and context) travel in the same batches and are
+ * scheduled the same way. Frames between two local ends (both ranks equal) go the local way. The
  * lookahead of ns-3's distributed simulators is the channel's Delay attribute: it must be
  * > 0 on a link crossing ranks. Needs ns-3's granted-time-window engine
  * (ns3::DistributedSimulatorImpl).
