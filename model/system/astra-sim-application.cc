@@ -250,35 +250,38 @@ AstraSimApplication::FromResult(const std::string& text)
     return a;
 }
 
+namespace
+{
+/// \return the label of a node or an imported label (the same field names); empty if null
+template <class T>
+TimelineLabel
+LabelFrom(const T* n)
+{
+    TimelineLabel l;
+    if (n)
+    {
+        l.name = &n->name;
+        l.kind = n->kind;
+        l.collType = n->collType;
+        l.commSize = n->commSize;
+        l.pgName = &n->pgName;
+    }
+    return l;
+}
+} // namespace
+
 TimelineLabel
 AstraSimApplication::LabelOf(uint64_t nodeId) const
 {
-    TimelineLabel l;
     if (m_graph)
     {
-        if (const WorkloadNode* n = m_graph->Find(nodeId))
-        {
-            l.name = &n->name;
-            l.kind = n->kind;
-            l.collType = n->collType;
-            l.commSize = n->commSize;
-            l.pgName = &n->pgName;
-        }
-        return l;
+        return LabelFrom(m_graph->Find(nodeId));
     }
     auto it = std::lower_bound(m_labels.begin(),
                                m_labels.end(),
                                nodeId,
                                [](const ImportedLabel& a, uint64_t id) { return a.id < id; });
-    if (it != m_labels.end() && it->id == nodeId)
-    {
-        l.name = &it->name;
-        l.kind = it->kind;
-        l.collType = it->collType;
-        l.commSize = it->commSize;
-        l.pgName = &it->pgName;
-    }
-    return l;
+    return LabelFrom(it != m_labels.end() && it->id == nodeId ? &*it : nullptr);
 }
 
 uint32_t
