@@ -6,9 +6,15 @@
  *   the events come out in (time, uid) order, and both agree on emptiness throughout;
  * - a simulation of 2,000 self-rescheduling event chains with ties, cancellations and
  *   Simulator::Remove runs the events in the same order under QuadHeapScheduler as under
- *   ns-3's default MapScheduler.
+ *   ns-3's default MapScheduler;
+ * - the prefetch hints (RegisterPrefetch): every event of a registered class gets its stages
+ *   0 .. kPrefetchStages - 1, in that order, before it runs and never after, with the
+ *   event's own object; events scheduled while others run keep MapScheduler's order;
+ *   PrefetchAhead = false calls no routine.
  */
 
+#include "ns3/boolean.h"
+#include "ns3/event-impl.h"
 #include "ns3/object-factory.h"
 #include "ns3/priority-queue-scheduler.h"
 #include "ns3/quad-heap-scheduler.h"
@@ -17,6 +23,7 @@
 #include "ns3/test.h"
 
 #include <cstdint>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -37,7 +44,10 @@ class QuadHeapOrderTestCase : public TestCase
   private:
     void DoRun() override
     {
-        Ptr<astra::QuadHeapScheduler> quad = CreateObject<astra::QuadHeapScheduler>();
+        // fake event pointers: the prefetch routines would read them
+        Ptr<astra::QuadHeapScheduler> quad =
+            CreateObjectWithAttributes<astra::QuadHeapScheduler>("PrefetchAhead",
+                                                                 BooleanValue(false));
         Ptr<PriorityQueueScheduler> ref = CreateObject<PriorityQueueScheduler>();
         std::mt19937_64 rng(12345);
         std::vector<Scheduler::Event> pending; // for arbitrary removals
@@ -197,6 +207,148 @@ class QuadHeapSimTestCase : public TestCase
     }
 };
 
+/// What the prefetch test records: (event id, stage) of every hint, and the ids run.
+struct HintLog
+{
+    std::vector<std::pair<uint32_t, std::size_t>> hints; //!< in call order
+    std::vector<uint32_t> ran;                           //!< ids in execution order
+    std::vector<std::size_t> hintsBeforeRun;             //!< hints.size() when each id ran
+};
+
+HintLog g_hintLog; //!< the running test's record
+
+/// An event class with a registered prefetch routine; may schedule another one.
+class HintedEvent : public EventImpl
+{
+  public:
+    /// \param id event id \param spawn schedule event spawn (if nonzero) when run, 3 ns later
+    HintedEvent(uint32_t id, uint32_t spawn)
+        : m_id(id),
+          m_spawn(spawn)
+    {
+    }
+
+    /// the registered routine \param e the event \param stage the stage
+    static void Hint(const EventImpl* e, std::size_t stage)
+    {
+        g_hintLog.hints.emplace_back(static_cast<const HintedEvent*>(e)->m_id, stage);
+    }
+
+  protected:
+    void Notify() override
+    {
+        g_hintLog.ran.push_back(m_id);
+        g_hintLog.hintsBeforeRun.push_back(g_hintLog.hints.size());
+        if (m_spawn)
+        {
+            Simulator::Schedule(NanoSeconds(3), Ptr<EventImpl>(new HintedEvent(m_spawn, 0), false));
+        }
+    }
+
+  private:
+    uint32_t m_id;
+    uint32_t m_spawn;
+};
+
+/// Prefetch hints reach each event's own object, in stage order, before it runs.
+class QuadHeapPrefetchTestCase : public TestCase
+{
+  public:
+    QuadHeapPrefetchTestCase()
+        : TestCase("prefetch hints: every stage before the event runs, never after; order kept")
+    {
+    }
+
+  private:
+    /// Run n events at i/2 ns (ties in pairs); every fifth spawns one 3 ns later if spawn.
+    void RunOnce(const std::string& scheduler, bool prefetch, uint32_t n, bool spawn)
+    {
+        g_hintLog = HintLog();
+        ObjectFactory f;
+        f.SetTypeId(scheduler);
+        if (scheduler == "ns3::astra::QuadHeapScheduler")
+        {
+            f.Set("PrefetchAhead", BooleanValue(prefetch));
+        }
+        Simulator::SetScheduler(f);
+        for (uint32_t i = 1; i <= n; ++i)
+        {
+            const uint32_t child = spawn && i % 5 == 0 ? n + i : 0;
+            Simulator::Schedule(NanoSeconds(i / 2),
+                                Ptr<EventImpl>(new HintedEvent(i, child), false));
+        }
+        Simulator::Run();
+        Simulator::Destroy();
+    }
+
+    void DoRun() override
+    {
+        astra::QuadHeapScheduler::RegisterPrefetch(typeid(HintedEvent), &HintedEvent::Hint);
+        constexpr std::size_t kStages = astra::QuadHeapScheduler::kPrefetchStages;
+        const uint32_t n = 2000;
+
+        // nothing scheduled while running: the hints are exact
+        RunOnce("ns3::astra::QuadHeapScheduler", true, n, false);
+        NS_TEST_ASSERT_MSG_EQ(g_hintLog.ran.size(), n, "every event ran");
+        std::map<uint32_t, std::size_t> runIndex;
+        for (std::size_t k = 0; k < g_hintLog.ran.size(); ++k)
+        {
+            runIndex[g_hintLog.ran[k]] = k;
+            NS_TEST_ASSERT_MSG_EQ(g_hintLog.ran[k], k + 1, "order (time, uid)");
+        }
+        std::map<uint32_t, std::vector<std::pair<std::size_t, std::size_t>>> byId; // (stage, at)
+        for (std::size_t h = 0; h < g_hintLog.hints.size(); ++h)
+        {
+            byId[g_hintLog.hints[h].first].emplace_back(g_hintLog.hints[h].second, h);
+        }
+        uint32_t complete = 0;
+        for (uint32_t id = 1; id <= n; ++id)
+        {
+            const auto& calls = byId[id];
+            const std::size_t ranAt = g_hintLog.hintsBeforeRun[runIndex[id]];
+            for (const auto& c : calls)
+            {
+                NS_TEST_ASSERT_MSG_LT(c.second, ranAt, "hint of event " << id << " after it ran");
+            }
+            // event id is the id-th to run: it is kStages + 1 places from the head only
+            // once kStages events ran before it
+            if (id > kStages)
+            {
+                NS_TEST_ASSERT_MSG_EQ(calls.size(), kStages, "stages of event " << id);
+                for (std::size_t s = 0; s < calls.size(); ++s)
+                {
+                    NS_TEST_ASSERT_MSG_EQ(calls[s].first, s, "stage order of event " << id);
+                }
+                ++complete;
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(complete, n - kStages, "every event but the first got every stage");
+
+        // events scheduled while others run: the order stays MapScheduler's, no late hint
+        RunOnce("ns3::MapScheduler", true, n, true);
+        const std::vector<uint32_t> mapOrder = g_hintLog.ran;
+        NS_TEST_ASSERT_MSG_EQ(g_hintLog.hints.size(), 0u, "MapScheduler calls no hint");
+        RunOnce("ns3::astra::QuadHeapScheduler", true, n, true);
+        NS_TEST_ASSERT_MSG_EQ(g_hintLog.ran.size(), n + n / 5, "every event ran");
+        NS_TEST_ASSERT_MSG_EQ((g_hintLog.ran == mapOrder), true, "MapScheduler's order");
+        std::map<uint32_t, std::size_t> ranAt;
+        for (std::size_t k = 0; k < g_hintLog.ran.size(); ++k)
+        {
+            ranAt[g_hintLog.ran[k]] = g_hintLog.hintsBeforeRun[k];
+        }
+        for (std::size_t h = 0; h < g_hintLog.hints.size(); ++h)
+        {
+            NS_TEST_ASSERT_MSG_LT(h, ranAt[g_hintLog.hints[h].first], "no hint after the run");
+        }
+        NS_TEST_ASSERT_MSG_GT(g_hintLog.hints.size(), (n + n / 5) * kStages * 9 / 10, "hints");
+
+        // switched off: no routine runs, same order
+        RunOnce("ns3::astra::QuadHeapScheduler", false, n, true);
+        NS_TEST_ASSERT_MSG_EQ(g_hintLog.hints.size(), 0u, "PrefetchAhead = false");
+        NS_TEST_ASSERT_MSG_EQ((g_hintLog.ran == mapOrder), true, "same order without hints");
+    }
+};
+
 class QuadHeapSchedulerTestSuite : public TestSuite
 {
   public:
@@ -205,6 +357,7 @@ class QuadHeapSchedulerTestSuite : public TestSuite
     {
         AddTestCase(new QuadHeapOrderTestCase(), TestCase::QUICK);
         AddTestCase(new QuadHeapSimTestCase(), TestCase::QUICK);
+        AddTestCase(new QuadHeapPrefetchTestCase(), TestCase::QUICK);
     }
 };
 

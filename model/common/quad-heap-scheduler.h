@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <typeinfo>
 #include <vector>
 
 namespace ns3
@@ -39,6 +40,16 @@ namespace astra
 class QuadHeapScheduler : public Scheduler
 {
   public:
+    /// A prefetch routine of one EventImpl class: reads only the event object itself.
+    typedef void (*PrefetchFn)(const EventImpl*, std::size_t stage);
+    /// prefetch stages run ahead of the head of the queue
+    static constexpr std::size_t kPrefetchStages = 2;
+    /**
+     * Register fn for events whose dynamic type is ti (at most kMaxPrefetchTypes types).
+     * \param ti the event class \param fn its prefetch routine
+     */
+    static void RegisterPrefetch(const std::type_info& ti, PrefetchFn fn);
+
     /// \return the TypeId
     static TypeId GetTypeId();
     QuadHeapScheduler();
@@ -77,16 +88,17 @@ class QuadHeapScheduler : public Scheduler
     /// \return the tie-break of the next event (the heap is not empty)
     uint64_t PeekTie() const
     {
-        return static_cast<uint64_t>(m_keys[kBase]);
+        return static_cast<uint64_t>(m_heap[kBase].key);
     }
 
   private:
     /// (time stamp << 64) | tie-break: one unsigned comparison orders events
     __extension__ typedef unsigned __int128 Key;
 
-    /// what travels with a key
-    struct Payload
+    /// one pending event: 32 bytes, two to a cache line
+    struct Entry
     {
+        Key key;         //!< its order
         EventImpl* impl; //!< the event
         uint32_t ctx;    //!< its context
         uint32_t uid;    //!< its uid (Remove, PeekNext)
@@ -96,12 +108,24 @@ class QuadHeapScheduler : public Scheduler
     /// children of a node (positions 4p - 8 .. 4p - 5 of the node at position p) start at a
     /// multiple of four positions: one 64-byte line of keys.
     static constexpr std::size_t kBase = 3;
+    static constexpr std::size_t kMaxPrefetchTypes = 4;
+
+    struct PrefetchEntry
+    {
+        const std::type_info* ti;
+        PrefetchFn fn;
+    };
+
+    void PrefetchAhead() const;
+    static void RunPrefetch(const EventImpl* e, std::size_t stage);
+    static inline PrefetchEntry s_prefetch[kMaxPrefetchTypes]{};
+    static inline std::size_t s_nPrefetch{0};
 
     void Grow(); //!< double the capacity
 
-    Key* m_keys{nullptr};                    //!< keys by position (64-byte aligned)
-    Payload* m_payloads{nullptr};            //!< events and contexts by position
+    Entry* m_heap{nullptr};                  //!< entries by position (64-byte aligned)
     std::size_t m_size{0};                   //!< pending events
+    bool m_prefetch{true};                   //!< PrefetchAhead attribute
     std::size_t m_capacity{0};               //!< positions allocated past kBase
     mutable std::vector<std::size_t> m_walk; //!< IsPendingAt's positions to visit
 };

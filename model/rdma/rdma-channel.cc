@@ -7,6 +7,7 @@
 #include "ns3/event-impl.h"
 #include "ns3/log.h"
 #include "ns3/node-order.h"
+#include "ns3/quad-heap-scheduler.h"
 #include "ns3/simulator.h"
 
 namespace ns3
@@ -25,10 +26,37 @@ class RdmaChannelDeliverEvent : public EventImpl
   public:
     RDMA_EVENT_POOLED(RdmaChannelDeliverEvent)
 
-    RdmaChannelDeliverEvent(RdmaChannel* ch, uint8_t d)
+    RdmaChannelDeliverEvent(RdmaChannel* ch, uint8_t d, RdmaFrameSlot* slot, RdmaNetDevice* to)
         : m_ch(ch),
-          m_d(d)
+          m_d(d),
+          m_slot(slot),
+          m_to(to)
     {
+    }
+
+    /**
+     * Prefetch, a few events ahead, what Deliver and the reception read
+     * (QuadHeapScheduler::RegisterPrefetch).
+     * \param e an RdmaChannelDeliverEvent \param stage 0: the channel, the frame's first
+     * line, the receiving device's reception lines; 1: what they lead to (the in-flight
+     * entry, the receiver's state for this frame)
+     */
+    static void Prefetch(const EventImpl* e, std::size_t stage)
+    {
+        const auto* ev = static_cast<const RdmaChannelDeliverEvent*>(e);
+        if (stage == 0)
+        {
+            __builtin_prefetch(&PeekPointer(ev->m_ch)->m_dir[ev->m_d]);
+            __builtin_prefetch(ev->m_slot);
+            ev->m_to->PrefetchReceive();
+            return;
+        }
+        const RdmaChannel::Direction& dir = PeekPointer(ev->m_ch)->m_dir[ev->m_d];
+        if (dir.size > 0)
+        {
+            __builtin_prefetch(&dir.ring[dir.head]);
+        }
+        ev->m_to->PrefetchReception(ev->m_slot);
     }
 
   protected:
@@ -40,7 +68,17 @@ class RdmaChannelDeliverEvent : public EventImpl
   private:
     Ptr<RdmaChannel> m_ch; //!< the channel
     uint8_t m_d;           //!< direction (sending end)
+    RdmaFrameSlot* m_slot; //!< the head frame when scheduled (a prefetch hint)
+    RdmaNetDevice* m_to;   //!< the receiving device (a prefetch hint)
 };
+
+namespace
+{
+const bool g_deliverPrefetch =
+    (astra::QuadHeapScheduler::RegisterPrefetch(typeid(RdmaChannelDeliverEvent),
+                                                &RdmaChannelDeliverEvent::Prefetch),
+     true);
+} // namespace
 
 TypeId
 RdmaChannel::GetTypeId()
@@ -158,9 +196,10 @@ RdmaChannel::ScheduleHead(uint8_t d, int64_t now)
     const int64_t at = static_cast<int64_t>(dir.ring[dir.head].arrivalTs);
     dir.scheduled = true;
     astra::EventOrder::SetNext(dir.ring[dir.head].tie);
-    Simulator::ScheduleWithContext(PeekPointer(m_dev[1 - d])->m_contextId,
-                                   TimeStep(at > now ? at - now : 0),
-                                   new RdmaChannelDeliverEvent(this, d));
+    Simulator::ScheduleWithContext(
+        PeekPointer(m_dev[1 - d])->m_contextId,
+        TimeStep(at > now ? at - now : 0),
+        new RdmaChannelDeliverEvent(this, d, dir.ring[dir.head].slot, PeekPointer(m_dev[1 - d])));
 }
 
 void

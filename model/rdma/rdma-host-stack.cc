@@ -1198,6 +1198,22 @@ RdmaHostStack::SetSndNxt(RdmaQueuePair* qp, uint64_t pkt)
 // ---------------------------------------------------------------- receiving
 
 void
+RdmaHostStack::PrefetchFrame(const RdmaNetDevice*, const RdmaQueuedFrame& frame) const
+{
+    // the QP's entry in its table (the QP itself is one more dependent load away)
+    const uint32_t q = frame.meta.destQp - kQpnBase;
+    const uint32_t r = frame.meta.destQp - kResponderQpnBase;
+    if (frame.meta.destQp >= kQpnBase && q < m_qps.size())
+    {
+        __builtin_prefetch(&m_qps[q]);
+    }
+    else if (frame.meta.destQp >= kResponderQpnBase && r < m_responderQps.size())
+    {
+        __builtin_prefetch(&m_responderQps[r]);
+    }
+}
+
+void
 RdmaHostStack::ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame)
 {
     const RdmaMeta& meta = frame.meta;

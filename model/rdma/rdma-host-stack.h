@@ -261,6 +261,8 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
 
     bool Dequeue(uint32_t port, uint8_t pausedMask, RdmaQueuedFrame& frame, Time& nextTry);
     void ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame) override; //!< device Rx
+    void PrefetchFrame(const RdmaNetDevice* dev,
+                       const RdmaQueuedFrame& frame) const override; //!< hint
     void HandleData(RdmaQueuePair* qp, const RdmaMeta& meta);
     void HandleAck(RdmaQueuePair* qp, const RdmaMeta& meta);
     void HandleCnp(RdmaQueuePair* qp, const RdmaMeta& meta);

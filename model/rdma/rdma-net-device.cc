@@ -11,6 +11,7 @@
 #include "ns3/event-impl.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
+#include "ns3/quad-heap-scheduler.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/trace-helper.h"
@@ -56,6 +57,39 @@ class RdmaNetDevice::TxCompleteEvent : public EventImpl
     {
     }
 
+    /**
+     * Prefetch, a few events ahead, what TransmitComplete and the selection of the next
+     * frame read (QuadHeapScheduler::RegisterPrefetch).
+     * \param e a TxCompleteEvent \param stage 0: the device's transmission and queue lines;
+     * 1: what they lead to (the channel, the front entry of the queue to serve, the frame
+     * source)
+     */
+    static void Prefetch(const EventImpl* e, std::size_t stage)
+    {
+        const RdmaNetDevice* d = PeekPointer(static_cast<const TxCompleteEvent*>(e)->m_dev);
+        if (stage == 0)
+        {
+            __builtin_prefetch(&d->m_macTxTrace);
+            __builtin_prefetch(&d->m_contextId);
+            __builtin_prefetch(&d->m_rxHandler);
+            __builtin_prefetch(&d->m_queue[0]);
+            __builtin_prefetch(&d->m_queue[7]);
+            return;
+        }
+        const RdmaChannel* ch = PeekPointer(d->m_channel);
+        __builtin_prefetch(ch);
+        __builtin_prefetch(reinterpret_cast<const char*>(ch) + 64);
+        const uint8_t eligible = d->m_nonEmpty & ~d->m_pausedMask;
+        if (eligible)
+        {
+            d->m_queue[31 - __builtin_clz(uint32_t(eligible))].PrefetchFrontEntry();
+        }
+        if (d->m_source)
+        {
+            __builtin_prefetch(d->m_source);
+        }
+    }
+
   protected:
     void Notify() override
     {
@@ -65,9 +99,14 @@ class RdmaNetDevice::TxCompleteEvent : public EventImpl
         }
     }
 
+    static const bool s_registered; //!< Prefetch is registered with the scheduler
+
   private:
     Ptr<RdmaNetDevice> m_dev; //!< the transmitting device
 };
+
+const bool RdmaNetDevice::TxCompleteEvent::s_registered =
+    (astra::QuadHeapScheduler::RegisterPrefetch(typeid(TxCompleteEvent), &Prefetch), true);
 
 // ------------------------------------------------------------------------- frame slots
 
@@ -389,6 +428,11 @@ RdmaNetDevice::SetFrameReceiver(RdmaFrameReceiver* r, bool notifyTx)
     {
         m_txHandler = TxHandler();
     }
+}
+
+void
+RdmaFrameReceiver::PrefetchFrame(const RdmaNetDevice*, const RdmaQueuedFrame&) const
+{
 }
 
 void

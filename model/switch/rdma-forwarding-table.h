@@ -125,6 +125,19 @@ class RdmaForwardingTable : public Object
     }
 
     /**
+     * A hint, shortly before SelectPort(meta): prefetch its entry (changes nothing).
+     * \param meta parsed headers
+     */
+    void PrefetchEntry(const RdmaMeta& meta) const
+    {
+        const uint32_t dst = RdmaAddressing::IpToHostIndex(meta.dstIp);
+        if (dst < m_entry.size())
+        {
+            __builtin_prefetch(&m_entry[dst]);
+        }
+    }
+
+    /**
      * The ECMP hash: a seeded 32-bit mix of the flow 4-tuple (murmur3 finalizer).
      * \param srcIp source IPv4 (host order)
      * \param dstIp destination IPv4

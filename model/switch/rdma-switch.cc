@@ -426,6 +426,13 @@ RdmaSwitch::ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame)
 }
 
 void
+RdmaSwitch::PrefetchFrame(const RdmaNetDevice* dev, const RdmaQueuedFrame& frame) const
+{
+    m_table->PrefetchEntry(frame.meta);
+    m_mmu->PrefetchIngress(dev->GetPortIndex(), frame.meta.priority & 7);
+}
+
+void
 RdmaSwitch::FrameSent(RdmaNetDevice* dev, const RdmaQueuedFrame& frame)
 {
     TxCompleteOn(dev->GetPortIndex(), frame);
