@@ -84,6 +84,10 @@ class RdmaNetDevice::TxCompleteEvent : public EventImpl
         {
             d->m_queue[31 - __builtin_clz(uint32_t(eligible))].PrefetchFrontEntry();
         }
+        if (d->m_current)
+        {
+            __builtin_prefetch(d->m_current);
+        }
         if (d->m_source)
         {
             __builtin_prefetch(d->m_source);
