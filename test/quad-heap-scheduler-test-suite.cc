@@ -21,6 +21,7 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
+#include "ns3/uinteger.h"
 
 #include <cstdint>
 #include <map>
@@ -261,7 +262,11 @@ class QuadHeapPrefetchTestCase : public TestCase
 
   private:
     /// Run n events at i/2 ns (ties in pairs); every fifth spawns one 3 ns later if spawn.
-    void RunOnce(const std::string& scheduler, bool prefetch, uint32_t n, bool spawn)
+    void RunOnce(const std::string& scheduler,
+                 bool prefetch,
+                 uint32_t n,
+                 bool spawn,
+                 uint32_t minEvents = 0)
     {
         g_hintLog = HintLog();
         ObjectFactory f;
@@ -269,6 +274,7 @@ class QuadHeapPrefetchTestCase : public TestCase
         if (scheduler == "ns3::astra::QuadHeapScheduler")
         {
             f.Set("PrefetchAhead", BooleanValue(prefetch));
+            f.Set("PrefetchMinEvents", UintegerValue(minEvents));
         }
         Simulator::SetScheduler(f);
         for (uint32_t i = 1; i <= n; ++i)
@@ -341,6 +347,13 @@ class QuadHeapPrefetchTestCase : public TestCase
             NS_TEST_ASSERT_MSG_LT(h, ranAt[g_hintLog.hints[h].first], "no hint after the run");
         }
         NS_TEST_ASSERT_MSG_GT(g_hintLog.hints.size(), (n + n / 5) * kStages * 9 / 10, "hints");
+
+        // below PrefetchMinEvents pending events no routine runs; at or above it they do
+        RunOnce("ns3::astra::QuadHeapScheduler", true, n, false, n);
+        NS_TEST_ASSERT_MSG_EQ(g_hintLog.hints.size(), 0u, "fewer than PrefetchMinEvents");
+        RunOnce("ns3::astra::QuadHeapScheduler", true, n, false, n - 10);
+        // the removals that leave n - 10 .. n - 1 pending events look ahead: 10 x kStages
+        NS_TEST_ASSERT_MSG_EQ(g_hintLog.hints.size(), 10 * kStages, "PrefetchMinEvents");
 
         // switched off: no routine runs, same order
         RunOnce("ns3::astra::QuadHeapScheduler", false, n, true);

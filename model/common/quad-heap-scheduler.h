@@ -23,10 +23,11 @@ namespace astra
  * Event scheduler: a 4-ary min-heap ordered by (time stamp, event uid), the order of every
  * ns-3 scheduler, so swapping it for another scheduler never changes a result.
  *
- * The keys ((time stamp << 64) | tie-break, 16 bytes, compared as one 128-bit number without a
- * branch; the tie-break is the uid here) sit in one 64-byte aligned array so that the four
- * children of a node share one cache line; the event pointers, contexts and uids sit in a
- * parallel array. NodeOrderScheduler (ns3/node-order.h) is the same heap with another
+ * An entry is a key ((time stamp << 64) | tie-break, 16 bytes, compared as one 128-bit number
+ * without a branch; the tie-break is the uid here) with its event pointer, context and uid:
+ * 32 bytes, in one 64-byte aligned array, so that the four children of a node fill two
+ * cache lines and reading an event's pointer costs no line beyond its key's.
+ * NodeOrderScheduler (ns3/node-order.h) is the same heap with another
  * tie-break. RemoveNext walks the hole
  * left by the root down to a leaf along the smaller children (three branch-free comparisons
  * per level, log4 of the pending events levels) and lifts the last element from there (the
@@ -36,16 +37,34 @@ namespace astra
  *
  * Remove (Simulator::Remove of a pending event) is a linear search: the module never calls
  * it on a per-packet path.
+ *
+ * Look-ahead prefetch (attribute PrefetchAhead, default true; only while PrefetchMinEvents,
+ * default 1,024, or more events are pending: a smaller fabric fits the caches and pays for
+ * the look-ahead without gaining from it): RemoveNext finds the next
+ * kPrefetchStages + 1 events, prefetches the object of the last of them, and runs stage s
+ * of the prefetch routine registered for each earlier one's class (RegisterPrefetch), s
+ * being its distance from that last one minus one; the sift-down prefetches the
+ * grandchildren while it compares the children. A routine reads only what the previous
+ * stage prefetched and changes nothing, so results never depend on it; the events predicted
+ * can be overtaken by events scheduled meanwhile, which only costs a useless prefetch. It
+ * reads the pending events' objects (their dynamic type): turn it off for a scheduler fed
+ * pointers that are not EventImpl objects.
  */
 class QuadHeapScheduler : public Scheduler
 {
   public:
-    /// A prefetch routine of one EventImpl class: reads only the event object itself.
+    /**
+     * A prefetch routine of one EventImpl class. Stage 0 runs two events before the event
+     * and may read the event object (prefetched an event earlier); stage s > 0 runs an event
+     * later than stage s - 1 and may read what that stage prefetched. It must change nothing
+     * and read only memory the event keeps alive.
+     */
     typedef void (*PrefetchFn)(const EventImpl*, std::size_t stage);
-    /// prefetch stages run ahead of the head of the queue
+    /// prefetch stages run ahead of the head of the queue (0 .. kPrefetchStages - 1)
     static constexpr std::size_t kPrefetchStages = 2;
     /**
-     * Register fn for events whose dynamic type is ti (at most kMaxPrefetchTypes types).
+     * Register fn for events whose dynamic type is ti (at most kMaxPrefetchTypes types; a
+     * class registered again gets the new routine).
      * \param ti the event class \param fn its prefetch routine
      */
     static void RegisterPrefetch(const std::type_info& ti, PrefetchFn fn);
@@ -106,7 +125,7 @@ class QuadHeapScheduler : public Scheduler
 
     /// First array position of the heap: node i is at position i + kBase, so that the four
     /// children of a node (positions 4p - 8 .. 4p - 5 of the node at position p) start at a
-    /// multiple of four positions: one 64-byte line of keys.
+    /// multiple of four positions: two whole 64-byte lines of entries.
     static constexpr std::size_t kBase = 3;
     static constexpr std::size_t kMaxPrefetchTypes = 4;
 
@@ -126,6 +145,7 @@ class QuadHeapScheduler : public Scheduler
     Entry* m_heap{nullptr};                  //!< entries by position (64-byte aligned)
     std::size_t m_size{0};                   //!< pending events
     bool m_prefetch{true};                   //!< PrefetchAhead attribute
+    uint32_t m_prefetchMin{1024};            //!< PrefetchMinEvents attribute
     std::size_t m_capacity{0};               //!< positions allocated past kBase
     mutable std::vector<std::size_t> m_walk; //!< IsPendingAt's positions to visit
 };

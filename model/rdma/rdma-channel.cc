@@ -36,7 +36,9 @@ class RdmaChannelDeliverEvent : public EventImpl
 
     /**
      * Prefetch, a few events ahead, what Deliver and the reception read
-     * (QuadHeapScheduler::RegisterPrefetch).
+     * (QuadHeapScheduler::RegisterPrefetch). Reads only memory the event keeps alive (the
+     * channel, which drops its devices when disposed, and pooled frame slots), so that it
+     * is safe while Simulator::Destroy drains the events of disposed nodes.
      * \param e an RdmaChannelDeliverEvent \param stage 0: the channel, the frame's first
      * line, the receiving device's reception lines; 1: what they lead to (the in-flight
      * entry, the receiver's state for this frame)
@@ -44,19 +46,24 @@ class RdmaChannelDeliverEvent : public EventImpl
     static void Prefetch(const EventImpl* e, std::size_t stage)
     {
         const auto* ev = static_cast<const RdmaChannelDeliverEvent*>(e);
+        const RdmaChannel* ch = PeekPointer(ev->m_ch);
         if (stage == 0)
         {
-            __builtin_prefetch(&PeekPointer(ev->m_ch)->m_dir[ev->m_d]);
+            __builtin_prefetch(&ch->m_dir[ev->m_d]);
+            __builtin_prefetch(&ch->m_dev[1 - ev->m_d]);
             __builtin_prefetch(ev->m_slot);
-            ev->m_to->PrefetchReceive();
+            ev->m_to->PrefetchReceive(); // addresses only: nothing of the device is read
             return;
         }
-        const RdmaChannel::Direction& dir = PeekPointer(ev->m_ch)->m_dir[ev->m_d];
+        const RdmaChannel::Direction& dir = ch->m_dir[ev->m_d];
         if (dir.size > 0)
         {
-            __builtin_prefetch(&dir.ring[dir.head]);
+            __builtin_prefetch(dir.ring.data() + dir.head);
         }
-        ev->m_to->PrefetchReception(ev->m_slot);
+        if (const RdmaNetDevice* to = PeekPointer(ch->m_dev[1 - ev->m_d]))
+        {
+            to->PrefetchReception(ev->m_slot);
+        }
     }
 
   protected:
@@ -69,7 +76,7 @@ class RdmaChannelDeliverEvent : public EventImpl
     Ptr<RdmaChannel> m_ch; //!< the channel
     uint8_t m_d;           //!< direction (sending end)
     RdmaFrameSlot* m_slot; //!< the head frame when scheduled (a prefetch hint)
-    RdmaNetDevice* m_to;   //!< the receiving device (a prefetch hint)
+    RdmaNetDevice* m_to;   //!< the receiving device (a prefetch hint, never dereferenced)
 };
 
 namespace

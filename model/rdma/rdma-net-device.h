@@ -259,7 +259,8 @@ class alignas(64) RdmaNetDevice : public NetDevice
         }
     }
 
-    /// A hint, a few events before a frame arrives: prefetch the lines Receive reads.
+    /// A hint, a few events before a frame arrives: prefetch the lines Receive reads
+    /// (computes their addresses, reads nothing).
     void PrefetchReceive() const
     {
         __builtin_prefetch(&m_receiver);
@@ -389,10 +390,13 @@ class alignas(64) RdmaNetDevice : public NetDevice
             return m_buf[m_head];
         }
 
-        /// Prefetch the front entry of the storage (a hint; the ring is not empty)
+        /// Prefetch the front entry of the storage (a hint)
         void PrefetchFrontEntry() const
         {
-            __builtin_prefetch(&m_buf[m_head]);
+            if (m_size > 0)
+            {
+                __builtin_prefetch(m_buf.data() + m_head);
+            }
         }
 
         void Push(RdmaFrameSlot* s);

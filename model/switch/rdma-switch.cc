@@ -428,8 +428,11 @@ RdmaSwitch::ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame)
 void
 RdmaSwitch::PrefetchFrame(const RdmaNetDevice* dev, const RdmaQueuedFrame& frame) const
 {
-    m_table->PrefetchEntry(frame.meta);
-    m_mmu->PrefetchIngress(dev->GetPortIndex(), frame.meta.priority & 7);
+    if (m_table && m_mmu)
+    {
+        m_table->PrefetchEntry(frame.meta);
+        m_mmu->PrefetchIngress(dev->GetPortIndex(), frame.meta.priority & 7);
+    }
 }
 
 void
