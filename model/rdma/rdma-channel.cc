@@ -52,7 +52,7 @@ class RdmaChannelDeliverEvent : public EventImpl
             __builtin_prefetch(&ch->m_dir[ev->m_d]);
             __builtin_prefetch(&ch->m_dev[1 - ev->m_d]);
             __builtin_prefetch(ev->m_slot);
-            ev->m_to->PrefetchReceive(); // addresses only: nothing of the device is read
+            RdmaNetDevice::PrefetchReceiveAt(ev->m_to); // reads nothing of the device
             return;
         }
         const RdmaChannel::Direction& dir = ch->m_dir[ev->m_d];
@@ -76,7 +76,7 @@ class RdmaChannelDeliverEvent : public EventImpl
     Ptr<RdmaChannel> m_ch; //!< the channel
     uint8_t m_d;           //!< direction (sending end)
     RdmaFrameSlot* m_slot; //!< the head frame when scheduled (a prefetch hint)
-    RdmaNetDevice* m_to;   //!< the receiving device (a prefetch hint, never dereferenced)
+    const void* m_to;      //!< the receiving device's address (a prefetch hint, never read)
 };
 
 namespace

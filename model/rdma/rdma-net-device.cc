@@ -280,6 +280,10 @@ RdmaNetDevice::GetTypeId()
 RdmaNetDevice::RdmaNetDevice()
 {
     NS_LOG_FUNCTION(this);
+    const char* b = reinterpret_cast<const char*>(this);
+    s_rxOffset[0] = reinterpret_cast<const char*>(&m_receiver) - b;
+    s_rxOffset[1] = reinterpret_cast<const char*>(&m_macRxTrace) - b;
+    s_rxOffset[2] = reinterpret_cast<const char*>(&m_portIndex) - b;
 }
 
 RdmaNetDevice::~RdmaNetDevice() = default;
