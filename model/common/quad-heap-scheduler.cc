@@ -1,6 +1,5 @@
 #include "quad-heap-scheduler.h"
 
-#include "ns3/abort.h"
 #include "ns3/assert.h"
 #include "ns3/boolean.h"
 #include "ns3/event-impl.h"
@@ -306,8 +305,10 @@ QuadHeapScheduler::RegisterPrefetch(const std::type_info& ti, PrefetchFn fn)
             return;
         }
     }
-    NS_ABORT_IF(s_nPrefetch == kMaxPrefetchTypes);
-    s_prefetch[s_nPrefetch++] = PrefetchEntry{&ti, fn};
+    if (s_nPrefetch < kMaxPrefetchTypes) // beyond that a class simply gets no look-ahead
+    {
+        s_prefetch[s_nPrefetch++] = PrefetchEntry{&ti, fn};
+    }
 }
 
 bool

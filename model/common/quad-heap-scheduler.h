@@ -63,8 +63,8 @@ class QuadHeapScheduler : public Scheduler
     /// prefetch stages run ahead of the head of the queue (0 .. kPrefetchStages - 1)
     static constexpr std::size_t kPrefetchStages = 2;
     /**
-     * Register fn for events whose dynamic type is ti (at most kMaxPrefetchTypes types; a
-     * class registered again gets the new routine).
+     * Register fn for events whose dynamic type is ti (a class registered again gets the new
+     * routine; classes beyond kMaxPrefetchTypes are not registered: a hint only).
      * \param ti the event class \param fn its prefetch routine
      */
     static void RegisterPrefetch(const std::type_info& ti, PrefetchFn fn);

@@ -1197,19 +1197,29 @@ RdmaHostStack::SetSndNxt(RdmaQueuePair* qp, uint64_t pkt)
 
 // ---------------------------------------------------------------- receiving
 
+const Ptr<RdmaQueuePair>*
+RdmaHostStack::QpEntry(uint32_t qpn) const
+{
+    const uint32_t q = qpn - kQpnBase;
+    const uint32_t r = qpn - kResponderQpnBase;
+    if (qpn >= kQpnBase && q < m_qps.size())
+    {
+        return &m_qps[q];
+    }
+    if (qpn >= kResponderQpnBase && r < m_responderQps.size())
+    {
+        return &m_responderQps[r];
+    }
+    return nullptr;
+}
+
 void
 RdmaHostStack::PrefetchFrame(const RdmaNetDevice*, const RdmaQueuedFrame& frame) const
 {
     // the QP's entry in its table (the QP itself is one more dependent load away)
-    const uint32_t q = frame.meta.destQp - kQpnBase;
-    const uint32_t r = frame.meta.destQp - kResponderQpnBase;
-    if (frame.meta.destQp >= kQpnBase && q < m_qps.size())
+    if (const Ptr<RdmaQueuePair>* e = QpEntry(frame.meta.destQp))
     {
-        __builtin_prefetch(&m_qps[q]);
-    }
-    else if (frame.meta.destQp >= kResponderQpnBase && r < m_responderQps.size())
-    {
-        __builtin_prefetch(&m_responderQps[r]);
+        __builtin_prefetch(e);
     }
 }
 
@@ -1249,15 +1259,9 @@ RdmaHostStack::ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame)
         }
     }
     RdmaQueuePair* qp;
-    const uint32_t q = meta.destQp - kQpnBase;
-    const uint32_t r = meta.destQp - kResponderQpnBase;
-    if (meta.destQp >= kQpnBase && q < m_qps.size())
+    if (const Ptr<RdmaQueuePair>* e = QpEntry(meta.destQp))
     {
-        qp = PeekPointer(m_qps[q]);
-    }
-    else if (meta.destQp >= kResponderQpnBase && r < m_responderQps.size())
-    {
-        qp = PeekPointer(m_responderQps[r]);
+        qp = PeekPointer(*e);
     }
     else if (meta.destQp == 0 && (qp = PassiveOpen(meta)) != nullptr)
     {
