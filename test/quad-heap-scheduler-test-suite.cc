@@ -1,7 +1,8 @@
 /*
- * QuadHeapScheduler against ns-3's own schedulers:
- * - 30,000 random operations (inserts with many equal time stamps, removals of the next
- *   event, removals of arbitrary pending events), the same on ns-3's PriorityQueueScheduler:
+ * QuadHeapScheduler and BucketScheduler against ns-3's own schedulers:
+ * - 30,000 random operations (inserts with many equal time stamps, short, long and very
+ *   long delays, a flood of same-time events, removals of the next event, removals of
+ *   arbitrary pending events), the same on ns-3's PriorityQueueScheduler:
  *   every RemoveNext and PeekNext returns the same event (pointer, time, uid, context),
  *   the events come out in (time, uid) order, and both agree on emptiness throughout;
  * - a simulation of 2,000 self-rescheduling event chains with ties, cancellations and
@@ -14,6 +15,7 @@
  */
 
 #include "ns3/boolean.h"
+#include "ns3/bucket-scheduler.h"
 #include "ns3/event-impl.h"
 #include "ns3/object-factory.h"
 #include "ns3/priority-queue-scheduler.h"
@@ -26,6 +28,8 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <set>
+#include <type_traits>
 #include <vector>
 
 using namespace ns3;
@@ -33,22 +37,43 @@ using namespace ns3;
 namespace
 {
 
-/// The two schedulers fed the same operations.
+/// The scheduler under test and PriorityQueueScheduler fed the same operations.
+template <class S>
 class QuadHeapOrderTestCase : public TestCase
 {
   public:
-    QuadHeapOrderTestCase()
-        : TestCase("same events as PriorityQueueScheduler, in (time, uid) order")
+    /// \param name the scheduler's name
+    explicit QuadHeapOrderTestCase(const std::string& name)
+        : TestCase(name + ": same events as PriorityQueueScheduler, in (time, uid) order")
     {
     }
 
   private:
+    /// \param rng the generator \param op the operation \return a delay in time steps
+    static uint64_t Delay(std::mt19937_64& rng, int op)
+    {
+        const uint64_t r = rng();
+        if (op >= 12000 && op < 14000)
+        {
+            return 0; // a flood of same-time events
+        }
+        switch (r % 16)
+        {
+        case 0:
+            return (r >> 8) % 100000; // medium
+        case 1:
+            return (r >> 8) % 1000000000000ULL; // far beyond any calendar
+        case 2:
+            return (r >> 8) % 20000000; // long
+        default:
+            return (r >> 8) % 50; // many ties
+        }
+    }
+
     void DoRun() override
     {
         // fake event pointers: the prefetch routines would read them
-        Ptr<astra::QuadHeapScheduler> quad =
-            CreateObjectWithAttributes<astra::QuadHeapScheduler>("PrefetchAhead",
-                                                                 BooleanValue(false));
+        Ptr<S> quad = CreateObjectWithAttributes<S>("PrefetchAhead", BooleanValue(false));
         Ptr<PriorityQueueScheduler> ref = CreateObject<PriorityQueueScheduler>();
         std::mt19937_64 rng(12345);
         std::vector<Scheduler::Event> pending; // for arbitrary removals
@@ -57,9 +82,14 @@ class QuadHeapOrderTestCase : public TestCase
         uint64_t lastTs = 0;
         uint32_t lastUid = 0;
         bool any = false;
+        std::set<uint64_t> widths; // BucketScheduler: its resizes took place
+        std::set<std::size_t> counts;
         uint32_t popped = 0;
         uint32_t removed = 0;
-        for (int op = 0; op < 30000; ++op)
+        // BucketScheduler resizes every 32,768 removals: run long enough for several
+        const int ops = std::is_same_v<S, astra::BucketScheduler> ? 240000 : 30000;
+        std::map<uint32_t, std::size_t> where; // uid -> index in pending
+        for (int op = 0; op < ops; ++op)
         {
             const uint64_t r = rng() % 100;
             if (r < 55 || ref->IsEmpty())
@@ -67,11 +97,12 @@ class QuadHeapOrderTestCase : public TestCase
                 Scheduler::Event ev;
                 // fake, distinct pointers: the schedulers never dereference them
                 ev.impl = reinterpret_cast<EventImpl*>(uintptr_t(0x1000) + 16 * uid);
-                ev.key.m_ts = now + rng() % 50; // many ties
+                ev.key.m_ts = now + Delay(rng, op);
                 ev.key.m_uid = uid++;
                 ev.key.m_context = uint32_t(rng() % 7);
                 quad->Insert(ev);
                 ref->Insert(ev);
+                where[ev.key.m_uid] = pending.size();
                 pending.push_back(ev);
             }
             else if (r < 90)
@@ -95,15 +126,14 @@ class QuadHeapOrderTestCase : public TestCase
                 lastUid = a.key.m_uid;
                 any = true;
                 now = a.key.m_ts;
-                for (auto& e : pending)
+                const std::size_t at = where[a.key.m_uid];
+                where.erase(a.key.m_uid);
+                if (at + 1 < pending.size())
                 {
-                    if (e.key.m_uid == a.key.m_uid)
-                    {
-                        e = pending.back();
-                        pending.pop_back();
-                        break;
-                    }
+                    pending[at] = pending.back();
+                    where[pending[at].key.m_uid] = at;
                 }
+                pending.pop_back();
                 ++popped;
             }
             else
@@ -111,11 +141,21 @@ class QuadHeapOrderTestCase : public TestCase
                 // remove an arbitrary pending event from both
                 const size_t k = rng() % pending.size();
                 const Scheduler::Event ev = pending[k];
-                pending[k] = pending.back();
+                where.erase(ev.key.m_uid);
+                if (k + 1 < pending.size())
+                {
+                    pending[k] = pending.back();
+                    where[pending[k].key.m_uid] = k;
+                }
                 pending.pop_back();
                 quad->Remove(ev);
                 ref->Remove(ev);
                 ++removed;
+            }
+            if constexpr (std::is_same_v<S, astra::BucketScheduler>)
+            {
+                widths.insert(quad->GetBucketWidth());
+                counts.insert(quad->GetBucketCount());
             }
             NS_TEST_ASSERT_MSG_EQ(quad->IsEmpty(), ref->IsEmpty(), "emptiness at op " << op);
             NS_TEST_ASSERT_MSG_EQ(quad->GetSize(), pending.size(), "size at op " << op);
@@ -131,6 +171,11 @@ class QuadHeapOrderTestCase : public TestCase
         NS_TEST_ASSERT_MSG_GT(popped, 5000u, "the sequence exercised RemoveNext");
         NS_TEST_ASSERT_MSG_GT(removed, 1000u, "the sequence exercised Remove");
         NS_TEST_ASSERT_MSG_GT(uid, 15000u, "the sequence exercised Insert");
+        if constexpr (std::is_same_v<S, astra::BucketScheduler>)
+        {
+            NS_TEST_ASSERT_MSG_GT(widths.size(), 1u, "the bucket width adapted");
+            NS_TEST_ASSERT_MSG_GT(counts.size(), 1u, "the bucket count adapted");
+        }
     }
 };
 
@@ -186,18 +231,22 @@ class SimOrder
 class QuadHeapSimTestCase : public TestCase
 {
   public:
-    QuadHeapSimTestCase()
-        : TestCase("a simulation runs its events in MapScheduler's order")
+    /// \param scheduler the scheduler's TypeId name
+    explicit QuadHeapSimTestCase(const std::string& scheduler)
+        : TestCase(scheduler + ": a simulation runs its events in MapScheduler's order"),
+          m_scheduler(scheduler)
     {
     }
 
   private:
+    std::string m_scheduler; //!< under test
+
     void DoRun() override
     {
         SimOrder a;
         SimOrder b;
         const auto map = a.Run("ns3::MapScheduler");
-        const auto quad = b.Run("ns3::astra::QuadHeapScheduler");
+        const auto quad = b.Run(m_scheduler);
         NS_TEST_ASSERT_MSG_GT(map.size(), 10000u, "the chains ran");
         NS_TEST_ASSERT_MSG_EQ(quad.size(), map.size(), "same number of events");
         for (size_t i = 0; i < map.size() && i < quad.size(); ++i)
@@ -255,12 +304,17 @@ class HintedEvent : public EventImpl
 class QuadHeapPrefetchTestCase : public TestCase
 {
   public:
-    QuadHeapPrefetchTestCase()
-        : TestCase("prefetch hints: every stage before the event runs, never after; order kept")
+    /// \param scheduler the scheduler's TypeId name
+    explicit QuadHeapPrefetchTestCase(const std::string& scheduler)
+        : TestCase(scheduler +
+                   ": prefetch hints: every stage before the event runs, never after; order kept"),
+          m_scheduler(scheduler)
     {
     }
 
   private:
+    std::string m_scheduler; //!< under test
+
     /// Run n events at i/2 ns (ties in pairs); every fifth spawns one 3 ns later if spawn.
     void RunOnce(const std::string& scheduler,
                  bool prefetch,
@@ -271,7 +325,7 @@ class QuadHeapPrefetchTestCase : public TestCase
         g_hintLog = HintLog();
         ObjectFactory f;
         f.SetTypeId(scheduler);
-        if (scheduler == "ns3::astra::QuadHeapScheduler")
+        if (scheduler != "ns3::MapScheduler")
         {
             f.Set("PrefetchAhead", BooleanValue(prefetch));
             f.Set("PrefetchMinEvents", UintegerValue(minEvents));
@@ -294,7 +348,7 @@ class QuadHeapPrefetchTestCase : public TestCase
         const uint32_t n = 2000;
 
         // nothing scheduled while running: the hints are exact
-        RunOnce("ns3::astra::QuadHeapScheduler", true, n, false);
+        RunOnce(m_scheduler, true, n, false);
         NS_TEST_ASSERT_MSG_EQ(g_hintLog.ran.size(), n, "every event ran");
         std::map<uint32_t, std::size_t> runIndex;
         for (std::size_t k = 0; k < g_hintLog.ran.size(); ++k)
@@ -334,7 +388,7 @@ class QuadHeapPrefetchTestCase : public TestCase
         RunOnce("ns3::MapScheduler", true, n, true);
         const std::vector<uint32_t> mapOrder = g_hintLog.ran;
         NS_TEST_ASSERT_MSG_EQ(g_hintLog.hints.size(), 0u, "MapScheduler calls no hint");
-        RunOnce("ns3::astra::QuadHeapScheduler", true, n, true);
+        RunOnce(m_scheduler, true, n, true);
         NS_TEST_ASSERT_MSG_EQ(g_hintLog.ran.size(), n + n / 5, "every event ran");
         NS_TEST_ASSERT_MSG_EQ((g_hintLog.ran == mapOrder), true, "MapScheduler's order");
         std::map<uint32_t, std::size_t> ranAt;
@@ -349,14 +403,14 @@ class QuadHeapPrefetchTestCase : public TestCase
         NS_TEST_ASSERT_MSG_GT(g_hintLog.hints.size(), (n + n / 5) * kStages * 9 / 10, "hints");
 
         // below PrefetchMinEvents pending events no routine runs; at or above it they do
-        RunOnce("ns3::astra::QuadHeapScheduler", true, n, false, n);
+        RunOnce(m_scheduler, true, n, false, n);
         NS_TEST_ASSERT_MSG_EQ(g_hintLog.hints.size(), 0u, "fewer than PrefetchMinEvents");
-        RunOnce("ns3::astra::QuadHeapScheduler", true, n, false, n - 10);
+        RunOnce(m_scheduler, true, n, false, n - 10);
         // the removals that leave n - 10 .. n - 1 pending events look ahead: 10 x kStages
         NS_TEST_ASSERT_MSG_EQ(g_hintLog.hints.size(), 10 * kStages, "PrefetchMinEvents");
 
         // switched off: no routine runs, same order
-        RunOnce("ns3::astra::QuadHeapScheduler", false, n, true);
+        RunOnce(m_scheduler, false, n, true);
         NS_TEST_ASSERT_MSG_EQ(g_hintLog.hints.size(), 0u, "PrefetchAhead = false");
         NS_TEST_ASSERT_MSG_EQ((g_hintLog.ran == mapOrder), true, "same order without hints");
     }
@@ -368,9 +422,15 @@ class QuadHeapSchedulerTestSuite : public TestSuite
     QuadHeapSchedulerTestSuite()
         : TestSuite("astra-sim-quad-heap-scheduler", UNIT)
     {
-        AddTestCase(new QuadHeapOrderTestCase(), TestCase::QUICK);
-        AddTestCase(new QuadHeapSimTestCase(), TestCase::QUICK);
-        AddTestCase(new QuadHeapPrefetchTestCase(), TestCase::QUICK);
+        AddTestCase(new QuadHeapOrderTestCase<astra::QuadHeapScheduler>("QuadHeapScheduler"),
+                    TestCase::QUICK);
+        AddTestCase(new QuadHeapOrderTestCase<astra::BucketScheduler>("BucketScheduler"),
+                    TestCase::QUICK);
+        for (const char* s : {"ns3::astra::QuadHeapScheduler", "ns3::astra::BucketScheduler"})
+        {
+            AddTestCase(new QuadHeapSimTestCase(s), TestCase::QUICK);
+            AddTestCase(new QuadHeapPrefetchTestCase(s), TestCase::QUICK);
+        }
     }
 };
 

@@ -176,7 +176,8 @@ EventOrder::Select(const std::string& order, bool distributed)
     StringValue current;
     GlobalValue::GetValueByName("SchedulerType", current);
     const std::string sched = current.Get();
-    if (sched != "ns3::astra::QuadHeapScheduler" && sched != "ns3::astra::NodeOrderScheduler")
+    if (sched != "ns3::astra::BucketScheduler" && sched != "ns3::astra::QuadHeapScheduler" &&
+        sched != "ns3::astra::NodeOrderScheduler")
     {
         throw InputError("--SchedulerType=" + sched +
                          " does not keep the node event order (--event-order=node has "

@@ -68,6 +68,12 @@ class QuadHeapScheduler : public Scheduler
      * \param ti the event class \param fn its prefetch routine
      */
     static void RegisterPrefetch(const std::type_info& ti, PrefetchFn fn);
+    /**
+     * Run stage \p stage of the routine registered for the class of \p e, if any (the
+     * look-ahead of this scheduler and of BucketScheduler).
+     * \param e a pending event \param stage the stage
+     */
+    static void RunPrefetch(const EventImpl* e, std::size_t stage);
 
     /// \return the TypeId
     static TypeId GetTypeId();
@@ -136,7 +142,6 @@ class QuadHeapScheduler : public Scheduler
     };
 
     void PrefetchAhead() const;
-    static void RunPrefetch(const EventImpl* e, std::size_t stage);
     static inline PrefetchEntry s_prefetch[kMaxPrefetchTypes]{};
     static inline std::size_t s_nPrefetch{0};
 

@@ -1,0 +1,510 @@
+#include "bucket-scheduler.h"
+
+#include "quad-heap-scheduler.h"
+
+#include "ns3/assert.h"
+#include "ns3/boolean.h"
+#include "ns3/event-impl.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+namespace astra
+{
+
+NS_OBJECT_ENSURE_REGISTERED(BucketScheduler);
+
+namespace
+{
+constexpr std::size_t kMinBuckets = 256;      //!< smallest calendar
+constexpr std::size_t kMaxBuckets = 1u << 20; //!< largest calendar
+constexpr uint64_t kEpoch = 32768;            //!< removals between two looks at the load
+constexpr uint64_t kDenseFront = 32;          //!< mean events per front above: narrower buckets
+constexpr uint64_t kSparseFront = 6;          //!< mean events per front below: wider buckets
+constexpr uint64_t kAimFront = 12;            //!< mean events per front a resize aims at
+constexpr uint32_t kMaxShift = 62;            //!< widest bucket: 2^62 time steps
+} // namespace
+
+TypeId
+BucketScheduler::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::astra::BucketScheduler")
+            .SetParent<Scheduler>()
+            .SetGroupName("AstraSim")
+            .AddConstructor<BucketScheduler>()
+            .AddAttribute("PrefetchAhead",
+                          "Run the prefetch routines of the next events' classes "
+                          "(QuadHeapScheduler::RegisterPrefetch) while removing an event: a "
+                          "hint to the caches that changes no result. Off only for "
+                          "schedulers fed events that are not EventImpl objects.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&BucketScheduler::m_prefetch),
+                          MakeBooleanChecker())
+            .AddAttribute("PrefetchMinEvents",
+                          "Look ahead only while at least this many events are pending (a "
+                          "fabric small enough for the caches gains nothing from it).",
+                          UintegerValue(1024),
+                          MakeUintegerAccessor(&BucketScheduler::m_prefetchMin),
+                          MakeUintegerChecker<uint32_t>());
+    return tid;
+}
+
+BucketScheduler::BucketScheduler()
+{
+    m_nb = kMinBuckets;
+    m_slots.assign(m_nb, Slot{});
+    m_bits.assign(m_nb / 64, 0);
+}
+
+BucketScheduler::~BucketScheduler() = default;
+
+void
+BucketScheduler::Insert(const Scheduler::Event& ev)
+{
+    InsertWithTie(ev, ev.key.m_uid);
+}
+
+void
+BucketScheduler::InsertWithTie(const Scheduler::Event& ev, uint64_t tie)
+{
+    const uint64_t b = ev.key.m_ts >> m_shift;
+    // how many bucket numbers ahead, as bits (0 for the current bucket or earlier)
+    ++m_aheadLog2[b > m_cur ? 64 - __builtin_clzll(b - m_cur) : 0];
+    Place(Entry{(Key(ev.key.m_ts) << 64) | tie, ev.impl, ev.key.m_context, ev.key.m_uid});
+    ++m_size;
+    if (m_front.size() < kKeep && m_size > m_front.size())
+    {
+        Refill();
+    }
+}
+
+void
+BucketScheduler::Place(const Entry& e)
+{
+    const uint64_t b = TsOf(e) >> m_shift;
+    if (b <= m_cur)
+    {
+        InsertFront(e);
+    }
+    else if (b - m_cur <= m_nb)
+    {
+        const std::size_t slot = std::size_t(b) & (m_nb - 1);
+        Slot& sl = m_slots[slot];
+        if (sl.head == kNone || sl.fill == kChunkEntries)
+        {
+            // a new head chunk: the one freed last (warm in the caches)
+            uint32_t c = m_freeChunk;
+            if (c != kNone)
+            {
+                m_freeChunk = m_chunks[c].next;
+            }
+            else
+            {
+                c = uint32_t(m_chunks.size());
+                m_chunks.emplace_back();
+            }
+            m_chunks[c].next = sl.head;
+            sl.head = c;
+            sl.fill = 0;
+            m_bits[slot >> 6] |= uint64_t(1) << (slot & 63);
+        }
+        m_chunks[sl.head].e[sl.fill++] = e;
+        ++m_inBuckets;
+    }
+    else
+    {
+        m_far.push_back(e);
+        std::push_heap(m_far.begin(), m_far.end(), Later);
+    }
+}
+
+void
+BucketScheduler::PlaceInto(const Entry& e, std::vector<Entry>& batch)
+{
+    if ((TsOf(e) >> m_shift) <= m_cur)
+    {
+        batch.push_back(e); // sorted with the rest of the batch
+    }
+    else
+    {
+        Place(e);
+    }
+}
+
+void
+BucketScheduler::InsertFront(const Entry& e)
+{
+    // latest first: an event earlier than all (a same-time event) goes to the end
+    if (m_front.empty() || e.key < m_front.back().key)
+    {
+        m_front.push_back(e);
+        return;
+    }
+    if (e.key > m_front.front().key)
+    {
+        // later than all of the front: sorted when the front runs low (a flood of
+        // same-time events costs no quadratic insertion)
+        m_late.push_back(e);
+        return;
+    }
+    const auto at = std::partition_point(m_front.begin(), m_front.end(), [&e](const Entry& x) {
+        return x.key > e.key;
+    });
+    m_front.insert(at, e);
+}
+
+void
+BucketScheduler::TakeBucket(std::size_t slot, std::vector<Entry>& out)
+{
+    uint32_t c = m_slots[slot].head;
+    uint32_t n = m_slots[slot].fill; // the head chunk's; the others are full
+    m_slots[slot] = Slot{};
+    while (c != kNone)
+    {
+        Chunk& k = m_chunks[c];
+        const uint32_t next = k.next;
+        if (next != kNone)
+        {
+            __builtin_prefetch(&m_chunks[next]);
+        }
+        out.insert(out.end(), k.e, k.e + n);
+        m_inBuckets -= n;
+        k.next = m_freeChunk;
+        m_freeChunk = c;
+        c = next;
+        n = kChunkEntries;
+    }
+}
+
+void
+BucketScheduler::DrainFar(std::vector<Entry>& batch)
+{
+    while (!m_far.empty() && (TsOf(m_far.front()) >> m_shift) - m_cur <= m_nb)
+    {
+        std::pop_heap(m_far.begin(), m_far.end(), Later);
+        const Entry e = m_far.back();
+        m_far.pop_back();
+        PlaceInto(e, batch);
+    }
+}
+
+void
+BucketScheduler::Refill()
+{
+    // keep kKeep events in the front (the next one and the look-ahead's): the next batch,
+    // all later than the front, goes before it (latest first)
+    while (m_front.size() < kKeep && m_size > m_front.size())
+    {
+        ++m_advances;
+        if (!m_late.empty())
+        {
+            m_next.swap(m_late); // the rest of the current bucket
+        }
+        else if (m_inBuckets == 0)
+        {
+            // nothing in the calendar: jump to the first far event's bucket
+            NS_ASSERT(!m_far.empty());
+            m_cur = TsOf(m_far.front()) >> m_shift;
+            DrainFar(m_next);
+        }
+        else
+        {
+            // the next non-empty slot after the current bucket, in calendar order
+            const std::size_t mask = m_nb - 1;
+            const std::size_t start = std::size_t(m_cur + 1) & mask;
+            const std::size_t words = m_nb / 64;
+            std::size_t w = start >> 6;
+            uint64_t bits = m_bits[w] & (~uint64_t(0) << (start & 63));
+            while (bits == 0)
+            {
+                w = (w + 1) & (words - 1);
+                bits = m_bits[w];
+            }
+            const std::size_t slot = (w << 6) | std::size_t(__builtin_ctzll(bits));
+            m_cur = m_cur + 1 + ((slot - start) & mask);
+            m_bits[w] &= ~(uint64_t(1) << (slot & 63));
+            TakeBucket(slot, m_next);
+            DrainFar(m_next); // the calendar's end moved with m_cur
+        }
+        std::sort(m_next.begin(), m_next.end(), Later);
+        m_next.insert(m_next.end(), m_front.begin(), m_front.end());
+        m_front.swap(m_next);
+        m_next.clear();
+    }
+}
+
+void
+BucketScheduler::MaybeResize()
+{
+    // events served per front (per advance): a few dozen keep the sorting and the front's
+    // insertions short and the advances rare
+    const uint64_t mean = m_removed / std::max<uint64_t>(m_advances, 1);
+    m_removed = 0;
+    m_advances = 0;
+    uint32_t shift = m_shift;
+    if (mean > kDenseFront)
+    {
+        for (uint64_t m = mean; m > kAimFront && shift > 0; m /= 2)
+        {
+            --shift;
+        }
+    }
+    else if (mean < kSparseFront)
+    {
+        for (uint64_t m = mean; m < kAimFront && shift < kMaxShift; m *= 2)
+        {
+            ++shift;
+        }
+    }
+    // the calendar spans the delays of nearly all the events scheduled in this epoch (its
+    // buckets' arrays stay few and warm); an event beyond it costs a heap insertion
+    uint64_t total = 0;
+    for (uint64_t c : m_aheadLog2)
+    {
+        total += c;
+    }
+    std::size_t bits = 0;
+    for (uint64_t sum = 0; bits < 64 && sum + sum / 32 < total; ++bits)
+    {
+        sum += m_aheadLog2[bits];
+    }
+    // bucket numbers ahead needing `bits` bits, in buckets of the new width
+    const uint32_t newBits =
+        uint32_t(bits) + m_shift > shift ? uint32_t(bits) + m_shift - shift : 0;
+    std::size_t nb = newBits >= 20 ? kMaxBuckets : std::size_t(1) << newBits;
+    nb = std::min(kMaxBuckets, std::max(kMinBuckets, nb));
+    if (shift == m_shift && nb < m_nb && nb > m_nb / 16)
+    {
+        nb = m_nb; // shrink only far below the calendar (the delays of bursts vary)
+    }
+    std::fill(std::begin(m_aheadLog2), std::end(m_aheadLog2), 0);
+    if (shift != m_shift || nb != m_nb)
+    {
+        Rebuild(shift, nb);
+    }
+}
+
+void
+BucketScheduler::Rebuild(uint32_t shift, std::size_t nb)
+{
+    // every pending event, re-bucketed around the current time
+    m_scratch.clear();
+    m_scratch.insert(m_scratch.end(), m_front.begin(), m_front.end());
+    m_scratch.insert(m_scratch.end(), m_late.begin(), m_late.end());
+    m_front.clear();
+    m_late.clear();
+    for (std::size_t s = 0; s < m_nb; ++s)
+    {
+        TakeBucket(s, m_scratch);
+    }
+    m_scratch.insert(m_scratch.end(), m_far.begin(), m_far.end());
+    m_far.clear();
+    m_shift = shift;
+    if (nb != m_nb)
+    {
+        m_nb = nb;
+    }
+    m_slots.assign(m_nb, Slot{});
+    m_bits.assign(m_nb / 64, 0);
+    m_inBuckets = 0;
+    m_cur = m_now >> m_shift; // no event is pending before now, none will be
+    for (const Entry& e : m_scratch)
+    {
+        PlaceInto(e, m_front);
+    }
+    m_scratch.clear();
+    std::sort(m_front.begin(), m_front.end(), Later);
+    Refill();
+}
+
+bool
+BucketScheduler::IsEmpty() const
+{
+    return m_size == 0;
+}
+
+Scheduler::Event
+BucketScheduler::PeekNext() const
+{
+    NS_ASSERT(m_size > 0);
+    const Entry& v = m_front.back();
+    Scheduler::Event ev;
+    ev.impl = v.impl;
+    ev.key.m_ts = TsOf(v);
+    ev.key.m_uid = v.uid;
+    ev.key.m_context = v.ctx;
+    return ev;
+}
+
+Scheduler::Event
+BucketScheduler::RemoveNext()
+{
+    const Scheduler::Event ev = PeekNext();
+    m_front.pop_back();
+    --m_size;
+    m_now = ev.key.m_ts;
+    if (++m_removed == kEpoch)
+    {
+        MaybeResize();
+    }
+    if (m_front.size() < kKeep && m_size > m_front.size())
+    {
+        Refill();
+    }
+    if (m_prefetch && m_size >= m_prefetchMin)
+    {
+        PrefetchAhead();
+    }
+    return ev;
+}
+
+void
+BucketScheduler::PrefetchAhead() const
+{
+    // the next events as the front stands now (events scheduled meanwhile may come first:
+    // hints only): the object of the third is prefetched, stage 0 of the second's routine
+    // and stage 1 of the next one's run (each reads only what the previous step fetched)
+    const std::size_t n = m_front.size();
+    if (n >= 3)
+    {
+        __builtin_prefetch(m_front[n - 3].impl);
+    }
+    if (n >= 2)
+    {
+        QuadHeapScheduler::RunPrefetch(m_front[n - 2].impl, 0);
+    }
+    if (n >= 1)
+    {
+        QuadHeapScheduler::RunPrefetch(m_front[n - 1].impl, 1);
+    }
+}
+
+void
+BucketScheduler::Remove(const Scheduler::Event& ev)
+{
+    const uint64_t b = ev.key.m_ts >> m_shift;
+    const uint32_t uid = ev.key.m_uid;
+    const auto same = [uid](const Entry& e) { return e.uid == uid; };
+    if (b <= m_cur)
+    {
+        const auto it = std::find_if(m_front.begin(), m_front.end(), same);
+        if (it != m_front.end())
+        {
+            m_front.erase(it);
+        }
+        else
+        {
+            const auto lt = std::find_if(m_late.begin(), m_late.end(), same);
+            NS_ASSERT_MSG(lt != m_late.end(), "BucketScheduler::Remove: event not pending");
+            if (lt == m_late.end())
+            {
+                return;
+            }
+            *lt = m_late.back();
+            m_late.pop_back();
+        }
+    }
+    else if (b - m_cur <= m_nb)
+    {
+        const std::size_t slot = std::size_t(b) & (m_nb - 1);
+        // the event's place takes the head chunk's last entry
+        Slot& sl = m_slots[slot];
+        Entry* found = nullptr;
+        uint32_t n = sl.fill;
+        for (uint32_t c = sl.head; c != kNone && !found; c = m_chunks[c].next, n = kChunkEntries)
+        {
+            Chunk& k = m_chunks[c];
+            for (uint32_t i = 0; i < n; ++i)
+            {
+                if (k.e[i].uid == uid)
+                {
+                    found = &k.e[i];
+                    break;
+                }
+            }
+        }
+        NS_ASSERT_MSG(found, "BucketScheduler::Remove: event not pending");
+        if (!found)
+        {
+            return;
+        }
+        const uint32_t h = sl.head;
+        Chunk& head = m_chunks[h];
+        *found = head.e[--sl.fill];
+        if (sl.fill == 0)
+        {
+            sl.head = head.next;
+            sl.fill = kChunkEntries;
+            head.next = m_freeChunk;
+            m_freeChunk = h;
+            if (sl.head == kNone)
+            {
+                sl = Slot{};
+                m_bits[slot >> 6] &= ~(uint64_t(1) << (slot & 63));
+            }
+        }
+        --m_inBuckets;
+    }
+    else
+    {
+        const auto it = std::find_if(m_far.begin(), m_far.end(), same);
+        NS_ASSERT_MSG(it != m_far.end(), "BucketScheduler::Remove: event not pending");
+        if (it == m_far.end())
+        {
+            return;
+        }
+        *it = m_far.back();
+        m_far.pop_back();
+        std::make_heap(m_far.begin(), m_far.end(), Later);
+    }
+    --m_size;
+    if (m_front.size() < kKeep && m_size > m_front.size())
+    {
+        Refill();
+    }
+}
+
+bool
+BucketScheduler::IsPendingAt(uint64_t ts, uint32_t uid) const
+{
+    const uint64_t b = ts >> m_shift;
+    const auto same = [uid](const Entry& e) { return e.uid == uid; };
+    if (b <= m_cur)
+    {
+        // latest first: the events of ts sit together near the end
+        for (std::size_t j = m_front.size(); j > 0; --j)
+        {
+            const Entry& e = m_front[j - 1];
+            if (TsOf(e) > ts)
+            {
+                break;
+            }
+            if (e.uid == uid)
+            {
+                return true;
+            }
+        }
+        return std::find_if(m_late.begin(), m_late.end(), same) != m_late.end();
+    }
+    if (b - m_cur <= m_nb)
+    {
+        const Slot& sl = m_slots[std::size_t(b) & (m_nb - 1)];
+        uint32_t n = sl.fill;
+        for (uint32_t c = sl.head; c != kNone; c = m_chunks[c].next, n = kChunkEntries)
+        {
+            const Chunk& k = m_chunks[c];
+            if (std::find_if(k.e, k.e + n, same) != k.e + n)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+    return std::find_if(m_far.begin(), m_far.end(), same) != m_far.end();
+}
+
+} // namespace astra
+} // namespace ns3

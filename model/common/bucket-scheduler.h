@@ -1,0 +1,195 @@
+/*
+ * BucketScheduler: an ns-3 event scheduler for packet-level fabrics, a calendar of time
+ * buckets with a sorted current bucket: constant work per event where a heap pays log N.
+ */
+
+#ifndef BUCKET_SCHEDULER_H
+#define BUCKET_SCHEDULER_H
+
+#include "ns3/scheduler.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+namespace astra
+{
+
+/**
+ * \ingroup astra-sim
+ * Event scheduler: a calendar queue (time buckets of 2^shift time steps) whose current
+ * bucket is a sorted array, ordered by (time stamp, event uid) like every ns-3 scheduler,
+ * so swapping it for another scheduler never changes a result.
+ *
+ * - The **front** holds every pending event of the current bucket and earlier ones, sorted
+ *   latest first: the next event is its last element (RemoveNext pops it), and the events
+ *   after it are its last elements but one: the look-ahead prefetch reads them for free.
+ *   An event scheduled into the current bucket (a same-time or very short delay) is put in
+ *   place with a binary search; it usually lands near the end.
+ * - The **calendar**: nb buckets (a power of two) after the current one, each an unsorted
+ *   array, with a bitmap of the non-empty ones. Inserting is an append. When the front is
+ *   empty, the next non-empty bucket (found in the bitmap, 64 buckets per word) becomes the
+ *   front by a swap of arrays and is sorted (a few to a few dozen events).
+ * - The **far heap** holds events beyond the calendar's nb buckets (timers of milliseconds):
+ *   a binary heap, emptied into the calendar as it advances.
+ * - **Adaptive width**: every 8,192 removals the mean events served per front decides:
+ *   above 32 the buckets narrow, below 6 they widen, by powers of two towards 12; nb
+ *   follows the pending events (a quarter of their number, at least 256). A rebuild moves
+ *   every pending event once; it happens only when the load changes.
+ *
+ * Look-ahead prefetch (attributes PrefetchAhead, PrefetchMinEvents; the routines are those
+ * registered with QuadHeapScheduler::RegisterPrefetch): RemoveNext prefetches the object
+ * of the event three places ahead, and runs stage 0 of the routine of the event two places
+ * ahead and stage 1 of the next one's, as QuadHeapScheduler does; here finding them costs
+ * nothing. A hint only: events scheduled meanwhile may come first.
+ *
+ * Remove (Simulator::Remove) searches the event's bucket only.
+ */
+class BucketScheduler : public Scheduler
+{
+  public:
+    /// \return the TypeId
+    static TypeId GetTypeId();
+    BucketScheduler();
+    ~BucketScheduler() override;
+
+    void Insert(const Scheduler::Event& ev) override;
+    bool IsEmpty() const override;
+    Scheduler::Event PeekNext() const override;
+    Scheduler::Event RemoveNext() override;
+    void Remove(const Scheduler::Event& ev) override;
+
+    /// \return the number of pending events
+    std::size_t GetSize() const
+    {
+        return m_size;
+    }
+
+    /**
+     * Whether an event of time stamp ts is pending (a search of its bucket).
+     * \param ts the time stamp \param uid the event's uid
+     * \return whether the event is pending
+     */
+    bool IsPendingAt(uint64_t ts, uint32_t uid) const;
+
+    /// \return the current bucket width in time steps (a power of two; tests, benchmarks)
+    uint64_t GetBucketWidth() const
+    {
+        return uint64_t(1) << m_shift;
+    }
+
+    /// \return the number of calendar buckets (tests, benchmarks)
+    std::size_t GetBucketCount() const
+    {
+        return m_nb;
+    }
+
+  protected:
+    /**
+     * Insert an event with the tie-break of its time stamp.
+     * \param ev the event
+     * \param tie events of one time stamp leave in increasing tie order
+     */
+    void InsertWithTie(const Scheduler::Event& ev, uint64_t tie);
+
+    /// \return the tie-break of the next event (the scheduler is not empty)
+    uint64_t PeekTie() const
+    {
+        return static_cast<uint64_t>(m_front.back().key);
+    }
+
+  private:
+    /// (time stamp << 64) | tie-break: one unsigned comparison orders events
+    __extension__ typedef unsigned __int128 Key;
+
+    /// one pending event: 32 bytes, two to a cache line
+    struct Entry
+    {
+        Key key;         //!< its order
+        EventImpl* impl; //!< the event
+        uint32_t ctx;    //!< its context
+        uint32_t uid;    //!< its uid (Remove, PeekNext)
+    };
+
+    /// events kept in the front: the next one and the look-ahead's two
+    static constexpr std::size_t kKeep = 3;
+    /// events per chunk of a bucket's list: 7 x 32 bytes and the links, four cache lines
+    static constexpr uint32_t kChunkEntries = 7;
+    static constexpr uint32_t kNone = ~uint32_t(0); //!< no chunk
+
+    /// \param e an entry \return its time stamp
+    static uint64_t TsOf(const Entry& e)
+    {
+        return static_cast<uint64_t>(e.key >> 64);
+    }
+
+    /// \param a an entry \param c another \return a leaves after c (the fronts' order)
+    static bool Later(const Entry& a, const Entry& c)
+    {
+        return a.key > c.key;
+    }
+
+    void Place(const Entry& e);       //!< into the front, a bucket or the far heap \param e entry
+    void InsertFront(const Entry& e); //!< into the sorted front \param e the entry
+    /**
+     * Into \p batch (unsorted) if of the current bucket or earlier, else as Place does.
+     * \param e the entry \param batch events the caller sorts into the front
+     */
+    void PlaceInto(const Entry& e, std::vector<Entry>& batch);
+    void Refill(); //!< bring the next batches before the front until it holds kKeep events
+    /// move a calendar slot's events to \p out, its chunks to the free list
+    /// \param slot the slot \param out where the events go
+    void TakeBucket(std::size_t slot, std::vector<Entry>& out);
+    /// far events now inside the calendar to their buckets (of the current one: to batch)
+    /// \param batch events the caller sorts into the front
+    void DrainFar(std::vector<Entry>& batch);
+    void MaybeResize(); //!< adapt the width and bucket count to the load
+    /// re-bucket every pending event \param shift new width \param nb new bucket count
+    void Rebuild(uint32_t shift, std::size_t nb);
+    void PrefetchAhead() const; //!< the look-ahead hints
+
+    std::vector<Entry> m_front; //!< current bucket, sorted latest first
+    std::vector<Entry> m_late;  //!< current bucket: events later than all of the front
+
+    /// events of one calendar bucket: a chunk of its list (the head one is filling, the
+    /// others are full)
+    struct alignas(64) Chunk
+    {
+        Entry e[kChunkEntries]; //!< the events
+        uint32_t next;          //!< the next chunk of the bucket (or the free list), or kNone
+    };
+
+    /// a calendar slot: its list of chunks (the fill of the head one is here, with the
+    /// slots' other counts: appending reads no line of the chunk)
+    struct Slot
+    {
+        uint32_t head{kNone}; //!< first chunk, or kNone
+        uint32_t fill{0};     //!< events in the first chunk
+    };
+
+    std::vector<Chunk> m_chunks;  //!< every chunk (index-linked: the array may grow)
+    std::vector<Slot> m_slots;    //!< per calendar slot (bucket number & mask)
+    uint32_t m_freeChunk{kNone};  //!< free chunks, the last freed first
+    std::vector<uint64_t> m_bits; //!< non-empty calendar slots
+    std::vector<Entry> m_far;     //!< min-heap of events past the calendar
+    std::vector<Entry> m_scratch; //!< Rebuild's entries
+    std::vector<Entry> m_next;    //!< Refill's batch
+    uint64_t m_cur{0};            //!< front = events of bucket number <= m_cur
+    uint32_t m_shift{12};         //!< bucket width: 2^m_shift time steps
+    std::size_t m_nb{0};          //!< calendar buckets (a power of two)
+    std::size_t m_size{0};        //!< pending events
+    std::size_t m_inBuckets{0};   //!< events in the calendar
+    uint64_t m_now{0};            //!< time stamp of the last event removed
+    uint64_t m_advances{0};       //!< advances in this epoch
+    uint64_t m_removed{0};        //!< removals in this epoch
+    uint64_t m_aheadLog2[65]{};   //!< insertions in this epoch by bits of buckets ahead
+    bool m_prefetch{true};        //!< PrefetchAhead attribute
+    uint32_t m_prefetchMin{1024}; //!< PrefetchMinEvents attribute
+};
+
+} // namespace astra
+} // namespace ns3
+
+#endif /* BUCKET_SCHEDULER_H */
