@@ -55,7 +55,7 @@ BucketScheduler::GetTypeId()
 BucketScheduler::BucketScheduler()
 {
     m_nb = kMinBuckets;
-    m_slots.assign(m_nb, Slot{});
+    m_buckets.resize(m_nb);
     m_bits.assign(m_nb / 64, 0);
 }
 
@@ -92,26 +92,17 @@ BucketScheduler::Place(const Entry& e)
     else if (b - m_cur <= m_nb)
     {
         const std::size_t slot = std::size_t(b) & (m_nb - 1);
-        Slot& sl = m_slots[slot];
-        if (sl.head == kNone || sl.fill == kChunkEntries)
+        std::vector<Entry>& v = m_buckets[slot];
+        if (v.empty())
         {
-            // a new head chunk: the one freed last (warm in the caches)
-            uint32_t c = m_freeChunk;
-            if (c != kNone)
+            if (v.capacity() == 0 && !m_pool.empty())
             {
-                m_freeChunk = m_chunks[c].next;
+                v.swap(m_pool.back()); // the array freed last (warm in the caches)
+                m_pool.pop_back();
             }
-            else
-            {
-                c = uint32_t(m_chunks.size());
-                m_chunks.emplace_back();
-            }
-            m_chunks[c].next = sl.head;
-            sl.head = c;
-            sl.fill = 0;
             m_bits[slot >> 6] |= uint64_t(1) << (slot & 63);
         }
-        m_chunks[sl.head].e[sl.fill++] = e;
+        v.push_back(e);
         ++m_inBuckets;
     }
     else
@@ -159,23 +150,21 @@ BucketScheduler::InsertFront(const Entry& e)
 void
 BucketScheduler::TakeBucket(std::size_t slot, std::vector<Entry>& out)
 {
-    uint32_t c = m_slots[slot].head;
-    uint32_t n = m_slots[slot].fill; // the head chunk's; the others are full
-    m_slots[slot] = Slot{};
-    while (c != kNone)
+    std::vector<Entry>& v = m_buckets[slot];
+    m_inBuckets -= v.size();
+    if (out.empty())
     {
-        Chunk& k = m_chunks[c];
-        const uint32_t next = k.next;
-        if (next != kNone)
-        {
-            __builtin_prefetch(&m_chunks[next]);
-        }
-        out.insert(out.end(), k.e, k.e + n);
-        m_inBuckets -= n;
-        k.next = m_freeChunk;
-        m_freeChunk = c;
-        c = next;
-        n = kChunkEntries;
+        out.swap(v); // no copy; the slot gets out's array, empty
+    }
+    else
+    {
+        out.insert(out.end(), v.begin(), v.end());
+        v.clear();
+    }
+    if (v.capacity() != 0)
+    {
+        m_pool.emplace_back(std::move(v)); // for the next slot that fills
+        v = std::vector<Entry>();
     }
 }
 
@@ -307,7 +296,11 @@ BucketScheduler::Rebuild(uint32_t shift, std::size_t nb)
     {
         m_nb = nb;
     }
-    m_slots.assign(m_nb, Slot{});
+    if (nb != m_buckets.size())
+    {
+        m_buckets.clear();
+        m_buckets.resize(nb);
+    }
     m_bits.assign(m_nb / 64, 0);
     m_inBuckets = 0;
     m_cur = m_now >> m_shift; // no event is pending before now, none will be
@@ -410,41 +403,18 @@ BucketScheduler::Remove(const Scheduler::Event& ev)
     else if (b - m_cur <= m_nb)
     {
         const std::size_t slot = std::size_t(b) & (m_nb - 1);
-        // the event's place takes the head chunk's last entry
-        Slot& sl = m_slots[slot];
-        Entry* found = nullptr;
-        uint32_t n = sl.fill;
-        for (uint32_t c = sl.head; c != kNone && !found; c = m_chunks[c].next, n = kChunkEntries)
-        {
-            Chunk& k = m_chunks[c];
-            for (uint32_t i = 0; i < n; ++i)
-            {
-                if (k.e[i].uid == uid)
-                {
-                    found = &k.e[i];
-                    break;
-                }
-            }
-        }
-        NS_ASSERT_MSG(found, "BucketScheduler::Remove: event not pending");
-        if (!found)
+        std::vector<Entry>& v = m_buckets[slot];
+        const auto it = std::find_if(v.begin(), v.end(), same);
+        NS_ASSERT_MSG(it != v.end(), "BucketScheduler::Remove: event not pending");
+        if (it == v.end())
         {
             return;
         }
-        const uint32_t h = sl.head;
-        Chunk& head = m_chunks[h];
-        *found = head.e[--sl.fill];
-        if (sl.fill == 0)
+        *it = v.back();
+        v.pop_back();
+        if (v.empty())
         {
-            sl.head = head.next;
-            sl.fill = kChunkEntries;
-            head.next = m_freeChunk;
-            m_freeChunk = h;
-            if (sl.head == kNone)
-            {
-                sl = Slot{};
-                m_bits[slot >> 6] &= ~(uint64_t(1) << (slot & 63));
-            }
+            m_bits[slot >> 6] &= ~(uint64_t(1) << (slot & 63));
         }
         --m_inBuckets;
     }
@@ -491,17 +461,8 @@ BucketScheduler::IsPendingAt(uint64_t ts, uint32_t uid) const
     }
     if (b - m_cur <= m_nb)
     {
-        const Slot& sl = m_slots[std::size_t(b) & (m_nb - 1)];
-        uint32_t n = sl.fill;
-        for (uint32_t c = sl.head; c != kNone; c = m_chunks[c].next, n = kChunkEntries)
-        {
-            const Chunk& k = m_chunks[c];
-            if (std::find_if(k.e, k.e + n, same) != k.e + n)
-            {
-                return true;
-            }
-        }
-        return false;
+        const std::vector<Entry>& v = m_buckets[std::size_t(b) & (m_nb - 1)];
+        return std::find_if(v.begin(), v.end(), same) != v.end();
     }
     return std::find_if(m_far.begin(), m_far.end(), same) != m_far.end();
 }

@@ -115,9 +115,6 @@ class BucketScheduler : public Scheduler
 
     /// events kept in the front: the next one and the look-ahead's two
     static constexpr std::size_t kKeep = 3;
-    /// events per chunk of a bucket's list: 7 x 32 bytes and the links, four cache lines
-    static constexpr uint32_t kChunkEntries = 7;
-    static constexpr uint32_t kNone = ~uint32_t(0); //!< no chunk
 
     /// \param e an entry \return its time stamp
     static uint64_t TsOf(const Entry& e)
@@ -139,7 +136,7 @@ class BucketScheduler : public Scheduler
      */
     void PlaceInto(const Entry& e, std::vector<Entry>& batch);
     void Refill(); //!< bring the next batches before the front until it holds kKeep events
-    /// move a calendar slot's events to \p out, its chunks to the free list
+    /// move a calendar slot's events to \p out, its array to the pool
     /// \param slot the slot \param out where the events go
     void TakeBucket(std::size_t slot, std::vector<Entry>& out);
     /// far events now inside the calendar to their buckets (of the current one: to batch)
@@ -153,25 +150,10 @@ class BucketScheduler : public Scheduler
     std::vector<Entry> m_front; //!< current bucket, sorted latest first
     std::vector<Entry> m_late;  //!< current bucket: events later than all of the front
 
-    /// events of one calendar bucket: a chunk of its list (the head one is filling, the
-    /// others are full)
-    struct alignas(64) Chunk
-    {
-        Entry e[kChunkEntries]; //!< the events
-        uint32_t next;          //!< the next chunk of the bucket (or the free list), or kNone
-    };
-
-    /// a calendar slot: its list of chunks (the fill of the head one is here, with the
-    /// slots' other counts: appending reads no line of the chunk)
-    struct Slot
-    {
-        uint32_t head{kNone}; //!< first chunk, or kNone
-        uint32_t fill{0};     //!< events in the first chunk
-    };
-
-    std::vector<Chunk> m_chunks;  //!< every chunk (index-linked: the array may grow)
-    std::vector<Slot> m_slots;    //!< per calendar slot (bucket number & mask)
-    uint32_t m_freeChunk{kNone};  //!< free chunks, the last freed first
+    std::vector<std::vector<Entry>> m_buckets; //!< calendar (slot = bucket number & mask)
+    /// arrays of emptied buckets, the last freed first: a bucket that fills takes one, so
+    /// the calendar's arrays are few and warm however many slots it has
+    std::vector<std::vector<Entry>> m_pool;
     std::vector<uint64_t> m_bits; //!< non-empty calendar slots
     std::vector<Entry> m_far;     //!< min-heap of events past the calendar
     std::vector<Entry> m_scratch; //!< Rebuild's entries
