@@ -20,7 +20,7 @@ namespace
 {
 constexpr std::size_t kMinBuckets = 256;      //!< smallest calendar
 constexpr std::size_t kMaxBuckets = 1u << 20; //!< largest calendar
-constexpr uint64_t kEpoch = 32768;            //!< removals between two looks at the load
+constexpr uint64_t kEpoch = 32768;            //!< removals between two looks at the load, at most
 constexpr uint64_t kDenseFront = 32;          //!< mean events per front above: narrower buckets
 constexpr uint64_t kSparseFront = 6;          //!< mean events per front below: wider buckets
 constexpr uint64_t kAimFront = 12;            //!< mean events per front a resize aims at
@@ -187,37 +187,52 @@ BucketScheduler::Refill()
     // all later than the front, goes before it (latest first)
     while (m_front.size() < kKeep && m_size > m_front.size())
     {
-        ++m_advances;
         if (!m_late.empty())
         {
             m_next.swap(m_late); // the rest of the current bucket
         }
-        else if (m_inBuckets == 0)
-        {
-            // nothing in the calendar: jump to the first far event's bucket
-            NS_ASSERT(!m_far.empty());
-            m_cur = TsOf(m_far.front()) >> m_shift;
-            DrainFar(m_next);
-        }
         else
         {
-            // the next non-empty slot after the current bucket, in calendar order
-            const std::size_t mask = m_nb - 1;
-            const std::size_t start = std::size_t(m_cur + 1) & mask;
-            const std::size_t words = m_nb / 64;
-            std::size_t w = start >> 6;
-            uint64_t bits = m_bits[w] & (~uint64_t(0) << (start & 63));
-            while (bits == 0)
+            uint64_t b;       // the next bucket with events
+            std::size_t slot; // its calendar slot, if it is in the calendar
+            if (m_inBuckets == 0)
             {
-                w = (w + 1) & (words - 1);
-                bits = m_bits[w];
+                NS_ASSERT(!m_far.empty());
+                b = TsOf(m_far.front()) >> m_shift; // nothing in the calendar: the far heap
+                slot = m_nb;
             }
-            const std::size_t slot = (w << 6) | std::size_t(__builtin_ctzll(bits));
-            m_cur = m_cur + 1 + ((slot - start) & mask);
-            m_bits[w] &= ~(uint64_t(1) << (slot & 63));
-            TakeBucket(slot, m_next);
+            else
+            {
+                // the next non-empty slot after the current bucket, in calendar order
+                const std::size_t mask = m_nb - 1;
+                const std::size_t start = std::size_t(m_cur + 1) & mask;
+                const std::size_t words = m_nb / 64;
+                std::size_t w = start >> 6;
+                uint64_t bits = m_bits[w] & (~uint64_t(0) << (start & 63));
+                while (bits == 0)
+                {
+                    w = (w + 1) & (words - 1);
+                    bits = m_bits[w];
+                }
+                slot = (w << 6) | std::size_t(__builtin_ctzll(bits));
+                b = m_cur + 1 + ((slot - start) & mask);
+            }
+            // Ahead of the events still in the front only when it is near them: the front
+            // then takes every event scheduled before its bucket's end, and far ahead of
+            // the time that would be most events, each inserted in order.
+            if (!m_front.empty() && b - (TsOf(m_front.front()) >> m_shift) > kPullAhead)
+            {
+                return;
+            }
+            m_cur = b;
+            if (slot < m_nb)
+            {
+                m_bits[slot >> 6] &= ~(uint64_t(1) << (slot & 63));
+                TakeBucket(slot, m_next);
+            }
             DrainFar(m_next); // the calendar's end moved with m_cur
         }
+        ++m_advances;
         std::sort(m_next.begin(), m_next.end(), Later);
         m_next.insert(m_next.end(), m_front.begin(), m_front.end());
         m_front.swap(m_next);
@@ -233,6 +248,7 @@ BucketScheduler::MaybeResize()
     const uint64_t mean = m_removed / std::max<uint64_t>(m_advances, 1);
     m_removed = 0;
     m_advances = 0;
+    m_epoch = std::min(kEpoch, 2 * m_epoch); // quick to fit at the start, then steady
     uint32_t shift = m_shift;
     if (mean > kDenseFront)
     {
@@ -264,7 +280,14 @@ BucketScheduler::MaybeResize()
     const uint32_t newBits =
         uint32_t(bits) + m_shift > shift ? uint32_t(bits) + m_shift - shift : 0;
     std::size_t nb = newBits >= 20 ? kMaxBuckets : std::size_t(1) << newBits;
-    nb = std::min(kMaxBuckets, std::max(kMinBuckets, nb));
+    // no more buckets than a few per pending event (an epoch of few insertions, at the
+    // start, says little about the delays)
+    std::size_t cap = kMinBuckets;
+    while (cap < 4 * m_size && cap < kMaxBuckets)
+    {
+        cap *= 2;
+    }
+    nb = std::min(cap, std::max(kMinBuckets, nb));
     if (shift == m_shift && nb < m_nb && nb > m_nb / 16)
     {
         nb = m_nb; // shrink only far below the calendar (the delays of bursts vary)
@@ -285,9 +308,12 @@ BucketScheduler::Rebuild(uint32_t shift, std::size_t nb)
     m_scratch.insert(m_scratch.end(), m_late.begin(), m_late.end());
     m_front.clear();
     m_late.clear();
-    for (std::size_t s = 0; s < m_nb; ++s)
+    for (std::size_t w = 0; w < m_bits.size(); ++w)
     {
-        TakeBucket(s, m_scratch);
+        for (uint64_t bits = m_bits[w]; bits != 0; bits &= bits - 1)
+        {
+            TakeBucket((w << 6) | std::size_t(__builtin_ctzll(bits)), m_scratch);
+        }
     }
     m_scratch.insert(m_scratch.end(), m_far.begin(), m_far.end());
     m_far.clear();
@@ -339,7 +365,7 @@ BucketScheduler::RemoveNext()
     m_front.pop_back();
     --m_size;
     m_now = ev.key.m_ts;
-    if (++m_removed == kEpoch)
+    if (++m_removed == m_epoch)
     {
         MaybeResize();
     }

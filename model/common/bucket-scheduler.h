@@ -27,17 +27,23 @@ namespace astra
  *   latest first: the next event is its last element (RemoveNext pops it), and the events
  *   after it are its last elements but one: the look-ahead prefetch reads them for free.
  *   An event scheduled into the current bucket (a same-time or very short delay) is put in
- *   place with a binary search; it usually lands near the end.
+ *   place with a binary search (it usually lands near the end); one later than the whole
+ *   front waits, unsorted, until the front runs low (a flood of same-time events costs no
+ *   quadratic insertion).
  * - The **calendar**: nb buckets (a power of two) after the current one, each an unsorted
- *   array, with a bitmap of the non-empty ones. Inserting is an append. When the front is
- *   empty, the next non-empty bucket (found in the bitmap, 64 buckets per word) becomes the
- *   front by a swap of arrays and is sorted (a few to a few dozen events).
+ *   array, with a bitmap of the non-empty ones. Inserting is an append. When fewer than
+ *   three events are left in the front, the next non-empty bucket (found in the bitmap, 64
+ *   buckets per word) is sorted and put before them, so the look-ahead never stops at a
+ *   bucket's end. An emptied bucket's array goes to a pool that the next bucket to fill
+ *   takes from, the last freed first: the arrays in use are few and warm in the caches.
  * - The **far heap** holds events beyond the calendar's nb buckets (timers of milliseconds):
  *   a binary heap, emptied into the calendar as it advances.
- * - **Adaptive width**: every 8,192 removals the mean events served per front decides:
- *   above 32 the buckets narrow, below 6 they widen, by powers of two towards 12; nb
- *   follows the pending events (a quarter of their number, at least 256). A rebuild moves
- *   every pending event once; it happens only when the load changes.
+ * - **Adaptive**: every 32,768 removals (1,024 at first, doubling) the mean events served
+ *   per front decides the width: above 32 the buckets narrow, below 6 they widen, by powers
+ *   of two towards 12. A histogram of how many buckets ahead that epoch's events were
+ *   scheduled decides nb: enough buckets for all but about 3 % of them (grown at once,
+ *   shrunk only when 16 times fewer would do). A rebuild moves every pending event once; it
+ *   happens only when the load changes.
  *
  * Look-ahead prefetch (attributes PrefetchAhead, PrefetchMinEvents; the routines are those
  * registered with QuadHeapScheduler::RegisterPrefetch): RemoveNext prefetches the object
@@ -115,6 +121,9 @@ class BucketScheduler : public Scheduler
 
     /// events kept in the front: the next one and the look-ahead's two
     static constexpr std::size_t kKeep = 3;
+    /// the front takes a bucket early (before it is empty) only this many buckets beyond
+    /// the latest event it holds
+    static constexpr uint64_t kPullAhead = 4;
 
     /// \param e an entry \return its time stamp
     static uint64_t TsOf(const Entry& e)
@@ -166,6 +175,7 @@ class BucketScheduler : public Scheduler
     uint64_t m_now{0};            //!< time stamp of the last event removed
     uint64_t m_advances{0};       //!< advances in this epoch
     uint64_t m_removed{0};        //!< removals in this epoch
+    uint64_t m_epoch{1024};       //!< removals of this epoch (doubling up to 32,768)
     uint64_t m_aheadLog2[65]{};   //!< insertions in this epoch by bits of buckets ahead
     bool m_prefetch{true};        //!< PrefetchAhead attribute
     uint32_t m_prefetchMin{1024}; //!< PrefetchMinEvents attribute
