@@ -122,10 +122,9 @@ Run(int argc, char* argv[])
     Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", UintegerValue(0x88));
     const std::string roceConfigLine = PreApplyRoceConfig(argc, argv);
 
-    // a calendar of time buckets (ns3::astra::BucketScheduler: ns-3's order, constant work
-    // per event);
+    // a 4-ary heap (ns3::astra::QuadHeapScheduler: ns-3's order, fewer cache misses);
     // --event-order=node replaces it by its node-order variant
-    GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::BucketScheduler"));
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::QuadHeapScheduler"));
     RunControlOptions run; // --progress-seconds, --hang-ns, --rng-stream, --mpi, --huge-pages,
                            // --event-order
     AstraCommandLine cmd(__FILE__);
