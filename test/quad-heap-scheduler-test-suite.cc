@@ -11,7 +11,9 @@
  * - the prefetch hints (RegisterPrefetch): every event of a registered class gets its stages
  *   0 .. kPrefetchStages - 1, in that order, before it runs and never after, with the
  *   event's own object; events scheduled while others run keep MapScheduler's order;
- *   PrefetchAhead = false calls no routine.
+ *   PrefetchAhead = false calls no routine;
+ * - BucketScheduler with a lone far event between bursts keeps its front a few buckets
+ *   long (the far event is taken only when it is next).
  */
 
 #include "ns3/boolean.h"
@@ -25,6 +27,7 @@
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <random>
@@ -416,6 +419,78 @@ class QuadHeapPrefetchTestCase : public TestCase
     }
 };
 
+/**
+ * BucketScheduler with one far event (a watchdog) and bursts of near events that drain
+ * completely between bursts: whenever only the far event is pending, the event just
+ * removed may still schedule earlier ones, so the far event must not become the current
+ * bucket (every later event would then be inserted into one sorted array). The front holds
+ * a few buckets' events at most; the order is (time, uid).
+ */
+class BucketFarEventTestCase : public TestCase
+{
+  public:
+    BucketFarEventTestCase()
+        : TestCase("BucketScheduler: a lone far event stays in the calendar until it is next")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<astra::BucketScheduler> s =
+            CreateObjectWithAttributes<astra::BucketScheduler>("PrefetchAhead",
+                                                               BooleanValue(false));
+        std::mt19937_64 rng(7);
+        const uint64_t far = 10000000000ULL; // 10 s in ns
+        uint32_t uid = 0;
+        auto insert = [&](uint64_t ts) {
+            Scheduler::Event ev;
+            ev.impl = nullptr;
+            ev.key.m_ts = ts;
+            ev.key.m_uid = uid++;
+            ev.key.m_context = 0;
+            s->Insert(ev);
+        };
+        insert(far);
+        uint64_t now = 0;
+        std::size_t maxFront = 0;
+        const int kBursts = 200;
+        const int kBurst = 1000;
+        for (int burst = 0; burst < kBursts; ++burst)
+        {
+            if (burst == 10)
+            {
+                // the first bursts fit one bucket of the initial width (4,096 steps); by
+                // now the width has followed the load
+                NS_TEST_ASSERT_MSG_LT(s->GetBucketWidth(), 256u, "width adapted");
+                maxFront = 0;
+            }
+            // the event just removed schedules a burst of distinct times, 1 .. 4,000 ns on
+            for (int i = 0; i < kBurst; ++i)
+            {
+                insert(now + 1 + 4 * i + rng() % 4);
+            }
+            maxFront = std::max(maxFront, s->GetFrontSize());
+            uint64_t last = now;
+            for (int i = 0; i < kBurst; ++i)
+            {
+                const Scheduler::Event ev = s->RemoveNext();
+                NS_TEST_ASSERT_MSG_EQ((ev.key.m_ts >= last && ev.key.m_ts < far), true, "order");
+                last = ev.key.m_ts;
+                maxFront = std::max(maxFront, s->GetFrontSize());
+            }
+            now = last;
+            NS_TEST_ASSERT_MSG_EQ(s->GetSize(), 1u, "only the far event is pending");
+        }
+        // a few events a bucket after resizing, a few buckets in the front; taking the far
+        // event early would have put each whole burst (1,000 events) into it
+        NS_TEST_ASSERT_MSG_LT(maxFront, std::size_t(kBurst / 10), "front stays a few buckets");
+        NS_TEST_ASSERT_MSG_EQ(s->PeekNext().key.m_ts, far, "the far event is next");
+        NS_TEST_ASSERT_MSG_EQ(s->RemoveNext().key.m_ts, far, "and leaves last");
+        NS_TEST_ASSERT_MSG_EQ(s->IsEmpty(), true, "empty");
+    }
+};
+
 class QuadHeapSchedulerTestSuite : public TestSuite
 {
   public:
@@ -426,6 +501,7 @@ class QuadHeapSchedulerTestSuite : public TestSuite
                     TestCase::QUICK);
         AddTestCase(new QuadHeapOrderTestCase<astra::BucketScheduler>("BucketScheduler"),
                     TestCase::QUICK);
+        AddTestCase(new BucketFarEventTestCase, TestCase::QUICK);
         for (const char* s : {"ns3::astra::QuadHeapScheduler", "ns3::astra::BucketScheduler"})
         {
             AddTestCase(new QuadHeapSimTestCase(s), TestCase::QUICK);

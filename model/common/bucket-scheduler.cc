@@ -181,7 +181,7 @@ BucketScheduler::DrainFar(std::vector<Entry>& batch)
 }
 
 void
-BucketScheduler::Refill()
+BucketScheduler::Refill(bool need)
 {
     // keep kKeep events in the front (the next one and the look-ahead's): the next batch,
     // all later than the front, goes before it (latest first)
@@ -217,10 +217,15 @@ BucketScheduler::Refill()
                 slot = (w << 6) | std::size_t(__builtin_ctzll(bits));
                 b = m_cur + 1 + ((slot - start) & mask);
             }
-            // Ahead of the events still in the front only when it is near them: the front
-            // then takes every event scheduled before its bucket's end, and far ahead of
-            // the time that would be most events, each inserted in order.
-            if (!m_front.empty() && b - (TsOf(m_front.front()) >> m_shift) > kPullAhead)
+            // Ahead of need only when near the front's latest event (or, empty, the
+            // current time): the front takes every event scheduled before its bucket's
+            // end, and far ahead of the time that would be most events, each inserted in
+            // order. So a lone far event (a watchdog, a timer) is taken only once it is
+            // the next to run, not while the event just removed may still schedule
+            // earlier ones.
+            const uint64_t near =
+                m_front.empty() ? m_now >> m_shift : TsOf(m_front.front()) >> m_shift;
+            if (b - near > kPullAhead && !(need && m_front.empty()))
             {
                 return;
             }
@@ -349,6 +354,11 @@ Scheduler::Event
 BucketScheduler::PeekNext() const
 {
     NS_ASSERT(m_size > 0);
+    if (m_front.empty())
+    {
+        // the next event is far: taken now that it is wanted (the order is unchanged)
+        const_cast<BucketScheduler*>(this)->Refill(true);
+    }
     const Entry& v = m_front.back();
     Scheduler::Event ev;
     ev.impl = v.impl;

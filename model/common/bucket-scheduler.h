@@ -92,6 +92,12 @@ class BucketScheduler : public Scheduler
         return m_nb;
     }
 
+    /// \return the events held sorted or waiting in the current bucket (tests)
+    std::size_t GetFrontSize() const
+    {
+        return m_front.size() + m_late.size();
+    }
+
   protected:
     /**
      * Insert an event with the tie-break of its time stamp.
@@ -121,8 +127,8 @@ class BucketScheduler : public Scheduler
 
     /// events kept in the front: the next one and the look-ahead's two
     static constexpr std::size_t kKeep = 3;
-    /// the front takes a bucket early (before it is empty) only this many buckets beyond
-    /// the latest event it holds
+    /// the front takes a bucket ahead of need only this many buckets beyond the latest
+    /// event it holds (or, empty, beyond the current time)
     static constexpr uint64_t kPullAhead = 4;
 
     /// \param e an entry \return its time stamp
@@ -144,7 +150,12 @@ class BucketScheduler : public Scheduler
      * \param e the entry \param batch events the caller sorts into the front
      */
     void PlaceInto(const Entry& e, std::vector<Entry>& batch);
-    void Refill(); //!< bring the next batches before the front until it holds kKeep events
+    /**
+     * Bring the next batches before the front until it holds kKeep events, each only if
+     * near (kPullAhead); the next event however far when the front is empty and \p need.
+     * \param need the next event is wanted now (RemoveNext, PeekNext)
+     */
+    void Refill(bool need = false);
     /// move a calendar slot's events to \p out, its array to the pool
     /// \param slot the slot \param out where the events go
     void TakeBucket(std::size_t slot, std::vector<Entry>& out);
