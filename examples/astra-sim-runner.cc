@@ -182,11 +182,11 @@ Run(int argc, char* argv[])
         }
     }
 
-    // a 4-ary heap: fewer instructions, branch mispredictions and cache misses than ns-3's
-    // schedulers with many pending events; event order (time, then insertion) is the same
+    // a calendar of time buckets (doc/benchmarks-roce.rst): constant work per event where
+    // ns-3's schedulers pay log N; event order (time, then insertion) is the same
     // for every scheduler (override: --SchedulerType=... with --event-order=fifo);
     // --event-order=node replaces it by its node-order variant
-    GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::QuadHeapScheduler"));
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::BucketScheduler"));
     RunControlOptions run; // --progress-seconds, --hang-ns, --rng-stream, --mpi, --huge-pages,
                            // --event-order
     AstraCommandLine cmd(__FILE__);

@@ -213,7 +213,7 @@ Run(int argc, char* argv[])
     bool baseline = true;
     bool plots = true;
     uint32_t mtu = 4096;
-    GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::QuadHeapScheduler"));
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::BucketScheduler"));
     AstraCommandLine cmd(__FILE__);
     cmd.AddValue("npus", "data-parallel ranks (NPUs)", s.npus);
     cmd.AddValue("npus-per-node", "NPUs per leaf (and per PER_NODE memory node)", s.npusPerNode);

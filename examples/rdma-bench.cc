@@ -261,9 +261,9 @@ Run(int argc, char* argv[])
     std::string rates = "100,400";
     std::string simTime = "2ms";
     std::string cc = "dcqcn";
-    // the module's 4-ary heap (doc/benchmarks-roce.rst); Debian's ns-3 is built with logging:
-    // HeapScheduler pays ~70 NS_LOG checks per event (doc/benchmarks-fabric.rst).
-    std::string scheduler = "ns3::astra::QuadHeapScheduler";
+    // the module's calendar scheduler (doc/benchmarks-roce.rst); Debian's ns-3 is built with
+    // logging: HeapScheduler pays ~70 NS_LOG checks per event (doc/benchmarks-fabric.rst).
+    std::string scheduler = "ns3::astra::BucketScheduler";
     uint32_t ackInterval = 1;
     uint32_t leaves = 8;
     uint32_t hostsPerLeaf = 16;

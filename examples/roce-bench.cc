@@ -350,9 +350,9 @@ Run(int argc, char* argv[])
     double maxSimMs = 10000;
     uint32_t ackInterval = 1;
     uint64_t switchBufferMiB = 64;
-    // a 4-ary heap (doc/benchmarks-roce.rst): fewer instructions and cache lines per event
-    // than ns-3's schedulers; every scheduler runs events in the same (time, uid) order
-    GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::QuadHeapScheduler"));
+    // a calendar of time buckets (doc/benchmarks-roce.rst): constant work per event where
+    // ns-3's schedulers pay log N; every scheduler runs events in the same (time, uid) order
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::BucketScheduler"));
     AstraCommandLine cmd(__FILE__);
     cmd.AddValue("cases", "comma-separated: ring, 2d, anchor", cases);
     cmd.AddValue("npus", "comma-separated NPU counts of the ring and 2d cases", npuList);

@@ -169,10 +169,10 @@ Run(int argc, char* argv[])
     uint32_t dp = 100;
     uint32_t hybrid = 1024;
     std::string backends = "analytical,flow";
-    // a 4-ary heap: fewer instructions, branch mispredictions and cache misses than ns-3's
-    // schedulers with many pending events; event order (time, then insertion) is the same
+    // a calendar of time buckets: constant work per event where ns-3's schedulers pay
+    // log N; event order (time, then insertion) is the same
     // for every scheduler (override: --SchedulerType=...)
-    GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::QuadHeapScheduler"));
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::BucketScheduler"));
     AstraCommandLine cmd(__FILE__);
     cmd.AddValue("big", "NPUs of the 3-D data-parallel case (a cube)", big);
     cmd.AddValue("dp", "data-parallel all-reduces in the big case", dp);

@@ -122,9 +122,10 @@ Run(int argc, char* argv[])
     Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", UintegerValue(0x88));
     const std::string roceConfigLine = PreApplyRoceConfig(argc, argv);
 
-    // a 4-ary heap (ns3::astra::QuadHeapScheduler: ns-3's order, fewer cache misses);
+    // a calendar of time buckets (ns3::astra::BucketScheduler: ns-3's order, constant work
+    // per event);
     // --event-order=node replaces it by its node-order variant
-    GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::QuadHeapScheduler"));
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::BucketScheduler"));
     RunControlOptions run; // --progress-seconds, --hang-ns, --rng-stream, --mpi, --huge-pages,
                            // --event-order
     AstraCommandLine cmd(__FILE__);

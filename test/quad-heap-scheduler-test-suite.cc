@@ -13,7 +13,9 @@
  *   event's own object; events scheduled while others run keep MapScheduler's order;
  *   PrefetchAhead = false calls no routine;
  * - BucketScheduler with a lone far event between bursts keeps its front a few buckets
- *   long (the far event is taken only when it is next).
+ *   long (the far event is taken only when it is next);
+ * - BucketScheduler after a sparse phase (wide buckets) narrows them as soon as a dense
+ *   load crowds its front.
  */
 
 #include "ns3/boolean.h"
@@ -491,6 +493,76 @@ class BucketFarEventTestCase : public TestCase
     }
 };
 
+/**
+ * BucketScheduler through a change of load: a long sparse phase (one chain of 1 ms steps:
+ * the buckets widen to milliseconds) then a dense one (5,000 events pending, scheduled
+ * 1 .. 5,000 ns ahead). With buckets that wide, the whole dense load would land in the
+ * front, each insertion moving thousands of entries, until the epoch's end; a crowded
+ * front narrows the buckets at once. The order is (time, uid) throughout.
+ */
+class BucketLoadChangeTestCase : public TestCase
+{
+  public:
+    BucketLoadChangeTestCase()
+        : TestCase("BucketScheduler: a crowded front narrows the buckets before the epoch ends")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<astra::BucketScheduler> s =
+            CreateObjectWithAttributes<astra::BucketScheduler>("PrefetchAhead",
+                                                               BooleanValue(false));
+        std::mt19937_64 rng(11);
+        uint32_t uid = 0;
+        auto insert = [&](uint64_t ts) {
+            Scheduler::Event ev;
+            ev.impl = nullptr;
+            ev.key.m_ts = ts;
+            ev.key.m_uid = uid++;
+            ev.key.m_context = 0;
+            s->Insert(ev);
+        };
+        uint64_t now = 0;
+        auto next = [&]() {
+            const Scheduler::Event ev = s->RemoveNext();
+            const bool ordered = ev.key.m_ts >= now;
+            now = ev.key.m_ts;
+            return ordered;
+        };
+        bool ordered = true;
+        insert(1000000);
+        for (int i = 0; i < 70000; ++i) // the sparse phase: 1 ms a step
+        {
+            ordered = next() && ordered;
+            insert(now + 1000000);
+        }
+        const uint64_t sparseWidth = s->GetBucketWidth();
+        NS_TEST_ASSERT_MSG_GT(sparseWidth, 100000u, "the sparse phase widened the buckets");
+        // the dense phase, started by the last sparse event
+        for (int i = 0; i < 5000; ++i)
+        {
+            insert(now + 1 + rng() % 5000);
+        }
+        std::size_t maxFront = 0;
+        for (int i = 0; i < 20000; ++i) // within the first epoch after the change
+        {
+            ordered = next() && ordered;
+            insert(now + 1 + rng() % 5000);
+            if (i >= 10)
+            {
+                maxFront = std::max(maxFront, s->GetFrontSize());
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(ordered, true, "events leave in time order");
+        NS_TEST_ASSERT_MSG_LT(s->GetBucketWidth(), sparseWidth / 64, "the buckets narrowed");
+        // the front held the dense load's first few thousand events until it narrowed
+        // (the first removals); after, a few buckets' worth, never again kCrowded
+        NS_TEST_ASSERT_MSG_LT(maxFront, std::size_t(512), "the front stays short");
+    }
+};
+
 class QuadHeapSchedulerTestSuite : public TestSuite
 {
   public:
@@ -502,6 +574,7 @@ class QuadHeapSchedulerTestSuite : public TestSuite
         AddTestCase(new QuadHeapOrderTestCase<astra::BucketScheduler>("BucketScheduler"),
                     TestCase::QUICK);
         AddTestCase(new BucketFarEventTestCase, TestCase::QUICK);
+        AddTestCase(new BucketLoadChangeTestCase, TestCase::QUICK);
         for (const char* s : {"ns3::astra::QuadHeapScheduler", "ns3::astra::BucketScheduler"})
         {
             AddTestCase(new QuadHeapSimTestCase(s), TestCase::QUICK);

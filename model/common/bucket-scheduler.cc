@@ -139,12 +139,20 @@ BucketScheduler::InsertFront(const Entry& e)
         // later than all of the front: sorted when the front runs low (a flood of
         // same-time events costs no quadratic insertion)
         m_late.push_back(e);
+        if (m_late.size() >= kCrowded && m_shift > 0 && !m_narrowed)
+        {
+            m_crowded = true; // it would be a long front
+        }
         return;
     }
     const auto at = std::partition_point(m_front.begin(), m_front.end(), [&e](const Entry& x) {
         return x.key > e.key;
     });
     m_front.insert(at, e);
+    if (m_front.size() >= kCrowded && m_shift > 0 && !m_narrowed)
+    {
+        m_crowded = true; // each insertion moves a long array: narrow before the epoch ends
+    }
 }
 
 void
@@ -254,6 +262,8 @@ BucketScheduler::MaybeResize()
     m_removed = 0;
     m_advances = 0;
     m_epoch = std::min(kEpoch, 2 * m_epoch); // quick to fit at the start, then steady
+    m_narrowed = false;
+    m_crowded = false;
     uint32_t shift = m_shift;
     if (mean > kDenseFront)
     {
@@ -302,6 +312,47 @@ BucketScheduler::MaybeResize()
     {
         Rebuild(shift, nb);
     }
+}
+
+void
+BucketScheduler::Narrow()
+{
+    m_crowded = false;
+    m_narrowed = true; // once an epoch: a front of one time stamp stays crowded
+    // the width that would put about kAimFront of the current bucket's events (front and
+    // late ones) in each bucket, from the density of its earliest ones (a lone later event
+    // in it says nothing of the load)
+    std::vector<uint64_t> ts;
+    ts.reserve(m_front.size() + m_late.size());
+    for (const Entry& e : m_front)
+    {
+        ts.push_back(TsOf(e));
+    }
+    for (const Entry& e : m_late)
+    {
+        ts.push_back(TsOf(e));
+    }
+    if (ts.size() < 2)
+    {
+        return;
+    }
+    const std::size_t k = std::min<std::size_t>(ts.size() - 1, kCrowded / 2);
+    std::nth_element(ts.begin(), ts.begin() + k, ts.end());
+    const uint64_t first = *std::min_element(ts.begin(), ts.begin() + k);
+    const uint64_t width = (ts[k] - first) / k * kAimFront;
+    const uint32_t shift = width == 0 ? 0 : uint32_t(63 - __builtin_clzll(width));
+    if (shift >= m_shift)
+    {
+        return;
+    }
+    // the calendar keeps its span in time (as far as kMaxBuckets and the pending events
+    // allow); the next epoch's histogram fits it
+    std::size_t nb = m_nb;
+    for (uint32_t s = shift; s < m_shift && nb < kMaxBuckets && nb < 4 * m_size; ++s)
+    {
+        nb *= 2;
+    }
+    Rebuild(shift, nb);
 }
 
 void
@@ -378,6 +429,10 @@ BucketScheduler::RemoveNext()
     if (++m_removed == m_epoch)
     {
         MaybeResize();
+    }
+    else if (m_crowded)
+    {
+        Narrow();
     }
     if (m_front.size() < kKeep && m_size > m_front.size())
     {

@@ -127,6 +127,9 @@ class BucketScheduler : public Scheduler
 
     /// events kept in the front: the next one and the look-ahead's two
     static constexpr std::size_t kKeep = 3;
+    /// a front this long that still takes insertions in order (buckets too wide for a
+    /// new, denser load) narrows the buckets at once rather than at the epoch's end
+    static constexpr std::size_t kCrowded = 512;
     /// the front takes a bucket ahead of need only this many buckets beyond the latest
     /// event it holds (or, empty, beyond the current time)
     static constexpr uint64_t kPullAhead = 4;
@@ -156,6 +159,8 @@ class BucketScheduler : public Scheduler
      * \param need the next event is wanted now (RemoveNext, PeekNext)
      */
     void Refill(bool need = false);
+    /// buckets of about kAimFront of the crowded front's events (once an epoch)
+    void Narrow();
     /// move a calendar slot's events to \p out, its array to the pool
     /// \param slot the slot \param out where the events go
     void TakeBucket(std::size_t slot, std::vector<Entry>& out);
@@ -188,6 +193,8 @@ class BucketScheduler : public Scheduler
     uint64_t m_removed{0};        //!< removals in this epoch
     uint64_t m_epoch{1024};       //!< removals of this epoch (doubling up to 32,768)
     uint64_t m_aheadLog2[65]{};   //!< insertions in this epoch by bits of buckets ahead
+    bool m_crowded{false};        //!< the front is crowded: Narrow at the next removal
+    bool m_narrowed{false};       //!< Narrow ran in this epoch
     bool m_prefetch{true};        //!< PrefetchAhead attribute
     uint32_t m_prefetchMin{1024}; //!< PrefetchMinEvents attribute
 };

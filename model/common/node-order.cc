@@ -23,7 +23,7 @@ TypeId
 NodeOrderScheduler::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::astra::NodeOrderScheduler")
-                            .SetParent<QuadHeapScheduler>()
+                            .SetParent<BucketScheduler>()
                             .SetGroupName("AstraSim")
                             .AddConstructor<NodeOrderScheduler>();
     return tid;
@@ -80,7 +80,7 @@ Scheduler::Event
 NodeOrderScheduler::RemoveNext()
 {
     m_runTie = PeekTie();
-    const Scheduler::Event ev = QuadHeapScheduler::RemoveNext();
+    const Scheduler::Event ev = BucketScheduler::RemoveNext();
     // the simulator runs this event next, in its context: what it schedules, it creates
     m_current = ev.key.m_context;
     return ev;
@@ -176,7 +176,7 @@ EventOrder::Select(const std::string& order, bool distributed)
     StringValue current;
     GlobalValue::GetValueByName("SchedulerType", current);
     const std::string sched = current.Get();
-    if (sched != "ns3::astra::QuadHeapScheduler" && sched != "ns3::astra::BucketScheduler" &&
+    if (sched != "ns3::astra::BucketScheduler" && sched != "ns3::astra::QuadHeapScheduler" &&
         sched != "ns3::astra::NodeOrderScheduler")
     {
         throw InputError("--SchedulerType=" + sched +

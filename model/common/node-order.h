@@ -8,7 +8,7 @@
 #ifndef ASTRA_NODE_ORDER_H
 #define ASTRA_NODE_ORDER_H
 
-#include "quad-heap-scheduler.h"
+#include "bucket-scheduler.h"
 
 #include "ns3/default-simulator-impl.h"
 
@@ -41,11 +41,12 @@ namespace astra
  *
  * Running events out of uid order changes what ns-3's IsExpired says of events of the
  * current time stamp, so this scheduler runs only under NodeOrderSimulatorImpl or its
- * distributed variant, which ask the scheduler instead (IsPendingAt: a walk over the
- * events of the current time stamp at the top of the heap). A node's sequence has 40 bits:
+ * distributed variant, which ask the scheduler instead (IsPendingAt: a search of the
+ * current time stamp's bucket). It is BucketScheduler with this tie-break. A node's
+ * sequence has 40 bits:
  * 2^40 events created by one node.
  */
-class NodeOrderScheduler : public QuadHeapScheduler
+class NodeOrderScheduler : public BucketScheduler
 {
   public:
     /// \return the TypeId
@@ -137,8 +138,9 @@ class EventOrder
     /**
      * Select the order of the simulation about to be created (before anything uses the
      * Simulator): binds SimulatorImplementationType and SchedulerType.
-     * \param order "node" (NodeOrderScheduler) or "fifo" (ns-3's order; the
-     *        QuadHeapScheduler and the default or distributed simulator)
+     * \param order "node" (NodeOrderScheduler) or "fifo" (ns-3's order; the scheduler
+     *        bound before, BucketScheduler in the module's programs, and the default or
+     *        distributed simulator)
      * \param distributed the MPI engine (ns3::DistributedSimulatorImpl's node-order
      *        variant for "node"), else the sequential one
      * Throws InputError for another order, or "node" with distributed in a build without
