@@ -73,7 +73,7 @@ BucketScheduler::InsertWithTie(const Scheduler::Event& ev, uint64_t tie)
     const uint64_t b = ev.key.m_ts >> m_shift;
     // how many bucket numbers ahead, as bits (0 for the current bucket or earlier)
     ++m_aheadLog2[b > m_cur ? 64 - __builtin_clzll(b - m_cur) : 0];
-    Place(Entry{(Key(ev.key.m_ts) << 64) | tie, ev.impl, ev.key.m_context, ev.key.m_uid});
+    Place(Entry::From(ev, tie));
     ++m_size;
     if (m_front.size() < kKeep && m_size > m_front.size())
     {
@@ -84,7 +84,7 @@ BucketScheduler::InsertWithTie(const Scheduler::Event& ev, uint64_t tie)
 void
 BucketScheduler::Place(const Entry& e)
 {
-    const uint64_t b = TsOf(e) >> m_shift;
+    const uint64_t b = e.Ts() >> m_shift;
     if (b <= m_cur)
     {
         InsertFront(e);
@@ -115,7 +115,7 @@ BucketScheduler::Place(const Entry& e)
 void
 BucketScheduler::PlaceInto(const Entry& e, std::vector<Entry>& batch)
 {
-    if ((TsOf(e) >> m_shift) <= m_cur)
+    if ((e.Ts() >> m_shift) <= m_cur)
     {
         batch.push_back(e); // sorted with the rest of the batch
     }
@@ -179,7 +179,7 @@ BucketScheduler::TakeBucket(std::size_t slot, std::vector<Entry>& out)
 void
 BucketScheduler::DrainFar(std::vector<Entry>& batch)
 {
-    while (!m_far.empty() && (TsOf(m_far.front()) >> m_shift) - m_cur <= m_nb)
+    while (!m_far.empty() && (m_far.front().Ts() >> m_shift) - m_cur <= m_nb)
     {
         std::pop_heap(m_far.begin(), m_far.end(), Later);
         const Entry e = m_far.back();
@@ -206,7 +206,7 @@ BucketScheduler::Refill(bool need)
             if (m_inBuckets == 0)
             {
                 NS_ASSERT(!m_far.empty());
-                b = TsOf(m_far.front()) >> m_shift; // nothing in the calendar: the far heap
+                b = m_far.front().Ts() >> m_shift; // nothing in the calendar: the far heap
                 slot = m_nb;
             }
             else
@@ -232,7 +232,7 @@ BucketScheduler::Refill(bool need)
             // the next to run, not while the event just removed may still schedule
             // earlier ones.
             const uint64_t near =
-                m_front.empty() ? m_now >> m_shift : TsOf(m_front.front()) >> m_shift;
+                m_front.empty() ? m_now >> m_shift : m_front.front().Ts() >> m_shift;
             if (b - near > kPullAhead && !(need && m_front.empty()))
             {
                 return;
@@ -326,11 +326,11 @@ BucketScheduler::Narrow()
     ts.reserve(m_front.size() + m_late.size());
     for (const Entry& e : m_front)
     {
-        ts.push_back(TsOf(e));
+        ts.push_back(e.Ts());
     }
     for (const Entry& e : m_late)
     {
-        ts.push_back(TsOf(e));
+        ts.push_back(e.Ts());
     }
     if (ts.size() < 2)
     {
@@ -410,13 +410,7 @@ BucketScheduler::PeekNext() const
         // the next event is far: taken now that it is wanted (the order is unchanged)
         const_cast<BucketScheduler*>(this)->Refill(true);
     }
-    const Entry& v = m_front.back();
-    Scheduler::Event ev;
-    ev.impl = v.impl;
-    ev.key.m_ts = TsOf(v);
-    ev.key.m_uid = v.uid;
-    ev.key.m_context = v.ctx;
-    return ev;
+    return m_front.back().ToEvent();
 }
 
 Scheduler::Event
@@ -539,7 +533,7 @@ BucketScheduler::IsPendingAt(uint64_t ts, uint32_t uid) const
         for (std::size_t j = m_front.size(); j > 0; --j)
         {
             const Entry& e = m_front[j - 1];
-            if (TsOf(e) > ts)
+            if (e.Ts() > ts)
             {
                 break;
             }

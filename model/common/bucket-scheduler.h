@@ -6,6 +6,8 @@
 #ifndef BUCKET_SCHEDULER_H
 #define BUCKET_SCHEDULER_H
 
+#include "scheduler-entry.h"
+
 #include "ns3/scheduler.h"
 
 #include <cstddef>
@@ -109,21 +111,12 @@ class BucketScheduler : public Scheduler
     /// \return the tie-break of the next event (the scheduler is not empty)
     uint64_t PeekTie() const
     {
-        return static_cast<uint64_t>(m_front.back().key);
+        return m_front.back().Tie();
     }
 
   private:
-    /// (time stamp << 64) | tie-break: one unsigned comparison orders events
-    __extension__ typedef unsigned __int128 Key;
-
-    /// one pending event: 32 bytes, two to a cache line
-    struct Entry
-    {
-        Key key;         //!< its order
-        EventImpl* impl; //!< the event
-        uint32_t ctx;    //!< its context
-        uint32_t uid;    //!< its uid (Remove, PeekNext)
-    };
+    using Entry = SchedulerEntry; //!< one pending event
+    using Key = Entry::Key;       //!< its order
 
     /// events kept in the front: the next one and the look-ahead's two
     static constexpr std::size_t kKeep = 3;
@@ -133,12 +126,6 @@ class BucketScheduler : public Scheduler
     /// the front takes a bucket ahead of need only this many buckets beyond the latest
     /// event it holds (or, empty, beyond the current time)
     static constexpr uint64_t kPullAhead = 4;
-
-    /// \param e an entry \return its time stamp
-    static uint64_t TsOf(const Entry& e)
-    {
-        return static_cast<uint64_t>(e.key >> 64);
-    }
 
     /// \param a an entry \param c another \return a leaves after c (the fronts' order)
     static bool Later(const Entry& a, const Entry& c)

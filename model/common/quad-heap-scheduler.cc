@@ -161,9 +161,7 @@ QuadHeapScheduler::InsertWithTie(const Scheduler::Event& ev, uint64_t tie)
     }
     const std::size_t p = kBase + m_size;
     ++m_size;
-    SiftUp(m_heap,
-           p,
-           Entry{(Key(ev.key.m_ts) << 64) | tie, ev.impl, ev.key.m_context, ev.key.m_uid});
+    SiftUp(m_heap, p, Entry::From(ev, tie));
 }
 
 bool
@@ -176,13 +174,7 @@ Scheduler::Event
 QuadHeapScheduler::PeekNext() const
 {
     NS_ASSERT(m_size > 0);
-    const Entry& v = m_heap[kBase];
-    Scheduler::Event ev;
-    ev.impl = v.impl;
-    ev.key.m_ts = static_cast<uint64_t>(v.key >> 64);
-    ev.key.m_uid = v.uid;
-    ev.key.m_context = v.ctx;
-    return ev;
+    return m_heap[kBase].ToEvent();
 }
 
 Scheduler::Event
@@ -317,7 +309,7 @@ QuadHeapScheduler::IsPendingAt(uint64_t ts, uint32_t uid) const
     // the pending events of time stamp ts (none is earlier) form a subtree at the root
     const std::size_t end = kBase + m_size;
     m_walk.clear();
-    if (m_size > 0 && static_cast<uint64_t>(m_heap[kBase].key >> 64) == ts)
+    if (m_size > 0 && m_heap[kBase].Ts() == ts)
     {
         m_walk.push_back(kBase);
     }
@@ -331,7 +323,7 @@ QuadHeapScheduler::IsPendingAt(uint64_t ts, uint32_t uid) const
         }
         for (std::size_t c = FirstChild(p), e = std::min(c + 4, end); c < e; ++c)
         {
-            if (static_cast<uint64_t>(m_heap[c].key >> 64) == ts)
+            if (m_heap[c].Ts() == ts)
             {
                 m_walk.push_back(c);
             }

@@ -6,6 +6,8 @@
 #ifndef QUAD_HEAP_SCHEDULER_H
 #define QUAD_HEAP_SCHEDULER_H
 
+#include "scheduler-entry.h"
+
 #include "ns3/scheduler.h"
 
 #include <cstddef>
@@ -113,21 +115,12 @@ class QuadHeapScheduler : public Scheduler
     /// \return the tie-break of the next event (the heap is not empty)
     uint64_t PeekTie() const
     {
-        return static_cast<uint64_t>(m_heap[kBase].key);
+        return m_heap[kBase].Tie();
     }
 
   private:
-    /// (time stamp << 64) | tie-break: one unsigned comparison orders events
-    __extension__ typedef unsigned __int128 Key;
-
-    /// one pending event: 32 bytes, two to a cache line
-    struct Entry
-    {
-        Key key;         //!< its order
-        EventImpl* impl; //!< the event
-        uint32_t ctx;    //!< its context
-        uint32_t uid;    //!< its uid (Remove, PeekNext)
-    };
+    using Entry = SchedulerEntry; //!< one pending event
+    using Key = Entry::Key;       //!< its order
 
     /// First array position of the heap: node i is at position i + kBase, so that the four
     /// children of a node (positions 4p - 8 .. 4p - 5 of the node at position p) start at a
