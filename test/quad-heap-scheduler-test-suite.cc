@@ -421,6 +421,34 @@ class QuadHeapPrefetchTestCase : public TestCase
     }
 };
 
+/// A BucketScheduler fed bare time stamps (no event objects, so no look-ahead), with
+/// uids in insertion order; -> reaches the scheduler.
+class BareBucketScheduler
+{
+  public:
+    /// \param ts the time stamp of a new event
+    void Insert(uint64_t ts)
+    {
+        Scheduler::Event ev;
+        ev.impl = nullptr;
+        ev.key.m_ts = ts;
+        ev.key.m_uid = m_uid++;
+        ev.key.m_context = 0;
+        m_s->Insert(ev);
+    }
+
+    /// \return the scheduler
+    astra::BucketScheduler* operator->() const
+    {
+        return PeekPointer(m_s);
+    }
+
+  private:
+    Ptr<astra::BucketScheduler> m_s{
+        CreateObjectWithAttributes<astra::BucketScheduler>("PrefetchAhead", BooleanValue(false))};
+    uint32_t m_uid{0}; //!< the next event's uid
+};
+
 /**
  * BucketScheduler with one far event (a watchdog) and bursts of near events that drain
  * completely between bursts: whenever only the far event is pending, the event just
@@ -439,21 +467,10 @@ class BucketFarEventTestCase : public TestCase
   private:
     void DoRun() override
     {
-        Ptr<astra::BucketScheduler> s =
-            CreateObjectWithAttributes<astra::BucketScheduler>("PrefetchAhead",
-                                                               BooleanValue(false));
+        BareBucketScheduler s;
         std::mt19937_64 rng(7);
         const uint64_t far = 10000000000ULL; // 10 s in ns
-        uint32_t uid = 0;
-        auto insert = [&](uint64_t ts) {
-            Scheduler::Event ev;
-            ev.impl = nullptr;
-            ev.key.m_ts = ts;
-            ev.key.m_uid = uid++;
-            ev.key.m_context = 0;
-            s->Insert(ev);
-        };
-        insert(far);
+        s.Insert(far);
         uint64_t now = 0;
         std::size_t maxFront = 0;
         const int kBursts = 200;
@@ -470,7 +487,7 @@ class BucketFarEventTestCase : public TestCase
             // the event just removed schedules a burst of distinct times, 1 .. 4,000 ns on
             for (int i = 0; i < kBurst; ++i)
             {
-                insert(now + 1 + 4 * i + rng() % 4);
+                s.Insert(now + 1 + 4 * i + rng() % 4);
             }
             maxFront = std::max(maxFront, s->GetFrontSize());
             uint64_t last = now;
@@ -511,19 +528,8 @@ class BucketLoadChangeTestCase : public TestCase
   private:
     void DoRun() override
     {
-        Ptr<astra::BucketScheduler> s =
-            CreateObjectWithAttributes<astra::BucketScheduler>("PrefetchAhead",
-                                                               BooleanValue(false));
+        BareBucketScheduler s;
         std::mt19937_64 rng(11);
-        uint32_t uid = 0;
-        auto insert = [&](uint64_t ts) {
-            Scheduler::Event ev;
-            ev.impl = nullptr;
-            ev.key.m_ts = ts;
-            ev.key.m_uid = uid++;
-            ev.key.m_context = 0;
-            s->Insert(ev);
-        };
         uint64_t now = 0;
         auto next = [&]() {
             const Scheduler::Event ev = s->RemoveNext();
@@ -532,24 +538,24 @@ class BucketLoadChangeTestCase : public TestCase
             return ordered;
         };
         bool ordered = true;
-        insert(1000000);
+        s.Insert(1000000);
         for (int i = 0; i < 70000; ++i) // the sparse phase: 1 ms a step
         {
             ordered = next() && ordered;
-            insert(now + 1000000);
+            s.Insert(now + 1000000);
         }
         const uint64_t sparseWidth = s->GetBucketWidth();
         NS_TEST_ASSERT_MSG_GT(sparseWidth, 100000u, "the sparse phase widened the buckets");
         // the dense phase, started by the last sparse event
         for (int i = 0; i < 5000; ++i)
         {
-            insert(now + 1 + rng() % 5000);
+            s.Insert(now + 1 + rng() % 5000);
         }
         std::size_t maxFront = 0;
         for (int i = 0; i < 20000; ++i) // within the first epoch after the change
         {
             ordered = next() && ordered;
-            insert(now + 1 + rng() % 5000);
+            s.Insert(now + 1 + rng() % 5000);
             if (i >= 10)
             {
                 maxFront = std::max(maxFront, s->GetFrontSize());
