@@ -8,6 +8,7 @@
  *   are right (ns-3's own test, by uid, would call a pending event expired);
  * - with every event outside any node the order is ns-3's (checked against
  *   PriorityQueueScheduler on 2,000 event chains with ties, cancels and removals);
+ * - the running tie-break is the running event's own when it was far ahead;
  * - the node-order simulators refuse another scheduler, EventOrder::Select refuses an
  *   unknown order and a user's other SchedulerType.
  */
@@ -255,6 +256,48 @@ class NodeOrderNoNodeTestCase : public TestCase
     std::mt19937_64 m_rng;
 };
 
+/**
+ * The running event's tie-break is its own when it was far ahead: the calendar takes a far
+ * event's bucket only when the event leaves (BucketScheduler), and the tie-break read as it
+ * leaves must be that event's, not the last one's.
+ */
+class NodeOrderFarEventTestCase : public TestCase
+{
+  public:
+    NodeOrderFarEventTestCase()
+        : TestCase("the running tie-break is the event's own after a far jump")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<NodeOrderScheduler> s = CreateObject<NodeOrderScheduler>();
+        // outside any node an event counts as its context's: tie (context + 1) << kSeqBits
+        const uint64_t far = 10000000000ULL; // 10 s in ns: far beyond the calendar
+        const std::pair<uint64_t, uint32_t> events[] = {{10, 1}, {far, 2}, {far + 5, 3}};
+        uint32_t uid = 0;
+        for (const auto& [ts, ctx] : events)
+        {
+            Scheduler::Event ev;
+            ev.impl = nullptr;
+            ev.key.m_ts = ts;
+            ev.key.m_uid = ++uid;
+            ev.key.m_context = ctx;
+            s->Insert(ev);
+        }
+        for (const auto& [ts, ctx] : events)
+        {
+            const Scheduler::Event ev = s->RemoveNext();
+            NS_TEST_ASSERT_MSG_EQ(ev.key.m_ts, ts, "time order");
+            NS_TEST_ASSERT_MSG_EQ(s->GetRunningTie(),
+                                  uint64_t(ctx + 1) << NodeOrderScheduler::kSeqBits,
+                                  "the running event's own tie-break");
+        }
+        NS_TEST_ASSERT_MSG_EQ(s->IsEmpty(), true, "empty");
+    }
+};
+
 /// What is refused.
 class NodeOrderInputTestCase : public TestCase
 {
@@ -337,6 +380,7 @@ class NodeOrderTestSuite : public TestSuite
         AddTestCase(new NodeOrderTiesTestCase, TestCase::QUICK);
         AddTestCase(new NodeOrderExpiryTestCase, TestCase::QUICK);
         AddTestCase(new NodeOrderNoNodeTestCase, TestCase::QUICK);
+        AddTestCase(new NodeOrderFarEventTestCase, TestCase::QUICK);
         AddTestCase(new NodeOrderInputTestCase, TestCase::QUICK);
     }
 };

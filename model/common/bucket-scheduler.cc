@@ -401,8 +401,8 @@ BucketScheduler::IsEmpty() const
     return m_size == 0;
 }
 
-Scheduler::Event
-BucketScheduler::PeekNext() const
+const BucketScheduler::Entry&
+BucketScheduler::Next() const
 {
     NS_ASSERT(m_size > 0);
     if (m_front.empty())
@@ -410,7 +410,13 @@ BucketScheduler::PeekNext() const
         // the next event is far: taken now that it is wanted (the order is unchanged)
         const_cast<BucketScheduler*>(this)->Refill(true);
     }
-    return m_front.back().ToEvent();
+    return m_front.back();
+}
+
+Scheduler::Event
+BucketScheduler::PeekNext() const
+{
+    return Next().ToEvent();
 }
 
 Scheduler::Event

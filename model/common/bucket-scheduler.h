@@ -111,7 +111,7 @@ class BucketScheduler : public Scheduler
     /// \return the tie-break of the next event (the scheduler is not empty)
     uint64_t PeekTie() const
     {
-        return m_front.back().Tie();
+        return Next().Tie();
     }
 
   private:
@@ -146,6 +146,8 @@ class BucketScheduler : public Scheduler
      * \param need the next event is wanted now (RemoveNext, PeekNext)
      */
     void Refill(bool need = false);
+    /// \return the next event's entry, its bucket taken if it was far (not empty)
+    const Entry& Next() const;
     /// buckets of about kAimFront of the crowded front's events (once an epoch)
     void Narrow();
     /// move a calendar slot's events to \p out, its array to the pool
