@@ -36,8 +36,11 @@ namespace astra
  *   array, with a bitmap of the non-empty ones. Inserting is an append. When fewer than
  *   three events are left in the front, the next non-empty bucket (found in the bitmap, 64
  *   buckets per word) is sorted and put before them, so the look-ahead never stops at a
- *   bucket's end. An emptied bucket's array goes to a pool that the next bucket to fill
- *   takes from, the last freed first: the arrays in use are few and warm in the caches.
+ *   bucket's end; but ahead of need only if it is within four buckets of the front's
+ *   latest event (or of the current time): a bucket far ahead (a watchdog's) is taken only
+ *   when its event is the next to leave, else everything the running event schedules
+ *   would land in the front. An emptied bucket's array goes to a pool that the next bucket
+ *   to fill takes from, the last freed first: the arrays in use are few and warm.
  * - The **far heap** holds events beyond the calendar's nb buckets (timers of milliseconds):
  *   a binary heap, emptied into the calendar as it advances.
  * - **Adaptive**: every 32,768 removals (1,024 at first, doubling) the mean events served
@@ -45,7 +48,9 @@ namespace astra
  *   of two towards 12. A histogram of how many buckets ahead that epoch's events were
  *   scheduled decides nb: enough buckets for all but about 3 % of them (grown at once,
  *   shrunk only when 16 times fewer would do). A rebuild moves every pending event once; it
- *   happens only when the load changes.
+ *   happens only when the load changes. A front of 512 events that still takes insertions
+ *   (a dense load after wide buckets) narrows the buckets at the next removal, to about 12
+ *   of its earliest events each, once an epoch.
  *
  * Look-ahead prefetch (attributes PrefetchAhead, PrefetchMinEvents; the routines are those
  * registered with QuadHeapScheduler::RegisterPrefetch): RemoveNext prefetches the object
