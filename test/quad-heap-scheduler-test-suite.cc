@@ -14,6 +14,8 @@
  *   PrefetchAhead = false calls no routine;
  * - BucketScheduler with a lone far event between bursts keeps its front a few buckets
  *   long (the far event is taken only when it is next);
+ * - BucketScheduler looked at while only a far event is pending, then fed earlier events
+ *   (a distributed rank), keeps its front short;
  * - BucketScheduler after a sparse phase (wide buckets) narrows them as soon as a dense
  *   load crowds its front.
  */
@@ -511,6 +513,59 @@ class BucketFarEventTestCase : public TestCase
 };
 
 /**
+ * BucketScheduler looked at (PeekNext) while only a far event is pending, then fed earlier
+ * events, as a distributed simulator's rank is: it looks at its next event to agree on a
+ * time window, then receives events from the other ranks. The look took the far bucket;
+ * the earlier events must not all land in the front.
+ */
+class BucketPeekThenEarlierTestCase : public TestCase
+{
+  public:
+    BucketPeekThenEarlierTestCase()
+        : TestCase("BucketScheduler: events earlier than a peeked far event re-bucket")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        BareBucketScheduler s;
+        std::mt19937_64 rng(5);
+        const uint64_t far = 10000000000ULL; // 10 s in ns
+        s.Insert(far);
+        uint64_t now = 0;
+        std::size_t maxFront = 0;
+        bool ordered = true;
+        for (int round = 0; round < 50; ++round)
+        {
+            if (round == 10)
+            {
+                // the first windows fit one bucket of the initial width (4,096 steps)
+                NS_TEST_ASSERT_MSG_LT(s->GetBucketWidth(), 256u, "width adapted");
+                maxFront = 0;
+            }
+            NS_TEST_ASSERT_MSG_EQ(s->PeekNext().key.m_ts, far, "only the far event pending");
+            for (int i = 0; i < 1000; ++i) // the other ranks' events of this window
+            {
+                s.Insert(now + 1 + 4 * i + rng() % 4);
+            }
+            maxFront = std::max(maxFront, s->GetFrontSize());
+            for (int i = 0; i < 1000; ++i)
+            {
+                const uint64_t ts = s->RemoveNext().key.m_ts;
+                ordered = ordered && ts >= now && ts < far;
+                now = ts;
+                maxFront = std::max(maxFront, s->GetFrontSize());
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(ordered, true, "time order");
+        // without the re-bucketing each window's 1,000 events were inserted into the front
+        NS_TEST_ASSERT_MSG_LT(maxFront, std::size_t(100), "front stays a few buckets");
+        NS_TEST_ASSERT_MSG_EQ(s->RemoveNext().key.m_ts, far, "the far event leaves last");
+    }
+};
+
+/**
  * BucketScheduler through a change of load: a long sparse phase (one chain of 1 ms steps:
  * the buckets widen to milliseconds) then a dense one (5,000 events pending, scheduled
  * 1 .. 5,000 ns ahead). With buckets that wide, the whole dense load would land in the
@@ -581,6 +636,7 @@ class QuadHeapSchedulerTestSuite : public TestSuite
                     TestCase::QUICK);
         AddTestCase(new BucketFarEventTestCase, TestCase::QUICK);
         AddTestCase(new BucketLoadChangeTestCase, TestCase::QUICK);
+        AddTestCase(new BucketPeekThenEarlierTestCase, TestCase::QUICK);
         for (const char* s : {"ns3::astra::QuadHeapScheduler", "ns3::astra::BucketScheduler"})
         {
             AddTestCase(new QuadHeapSimTestCase(s), TestCase::QUICK);

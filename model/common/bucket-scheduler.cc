@@ -71,6 +71,14 @@ void
 BucketScheduler::InsertWithTie(const Scheduler::Event& ev, uint64_t tie)
 {
     const uint64_t b = ev.key.m_ts >> m_shift;
+    if (b + kRewind < m_cur)
+    {
+        // the current bucket was taken far ahead by a look at the next event (PeekNext: a
+        // distributed simulator's time window) before this earlier one came (from another
+        // rank): every pending event is re-bucketed around the current time, else all
+        // the events scheduled until the far one would be inserted into the front in order
+        Rebuild(m_shift, m_nb);
+    }
     // how many bucket numbers ahead, as bits (0 for the current bucket or earlier)
     ++m_aheadLog2[b > m_cur ? 64 - __builtin_clzll(b - m_cur) : 0];
     Place(Entry::From(ev, tie));

@@ -39,8 +39,10 @@ namespace astra
  *   bucket's end; but ahead of need only if it is within four buckets of the front's
  *   latest event (or of the current time): a bucket far ahead (a watchdog's) is taken only
  *   when its event is the next to leave, else everything the running event schedules
- *   would land in the front. An emptied bucket's array goes to a pool that the next bucket
- *   to fill takes from, the last freed first: the arrays in use are few and warm.
+ *   would land in the front (if a PeekNext took it and an earlier event comes, from
+ *   another rank, the calendar is re-bucketed around the current time). An emptied bucket's array
+ * goes to a pool that the next bucket to fill takes from, the last freed first: the arrays in use
+ * are few and warm.
  * - The **far heap** holds events beyond the calendar's nb buckets (timers of milliseconds):
  *   a binary heap, emptied into the calendar as it advances.
  * - **Adaptive**: every 32,768 removals (1,024 at first, doubling) the mean events served
@@ -131,6 +133,9 @@ class BucketScheduler : public Scheduler
     /// the front takes a bucket ahead of need only this many buckets beyond the latest
     /// event it holds (or, empty, beyond the current time)
     static constexpr uint64_t kPullAhead = 4;
+    /// an insertion more than this many buckets before the current one (which only a
+    /// PeekNext's jump to a far bucket leaves so far ahead) re-buckets around the time
+    static constexpr uint64_t kRewind = 64;
 
     /// \param a an entry \param c another \return a leaves after c (the fronts' order)
     static bool Later(const Entry& a, const Entry& c)
