@@ -366,6 +366,7 @@ BucketScheduler::Narrow()
 void
 BucketScheduler::Rebuild(uint32_t shift, std::size_t nb)
 {
+    ++m_rebuilds;
     // every pending event, re-bucketed around the current time
     m_scratch.clear();
     m_scratch.insert(m_scratch.end(), m_front.begin(), m_front.end());

@@ -101,6 +101,12 @@ class BucketScheduler : public Scheduler
         return m_nb;
     }
 
+    /// \return how many times every pending event was re-bucketed (tests, benchmarks)
+    uint64_t GetRebuildCount() const
+    {
+        return m_rebuilds;
+    }
+
     /// \return the events held sorted or waiting in the current bucket (tests)
     std::size_t GetFrontSize() const
     {
@@ -192,6 +198,7 @@ class BucketScheduler : public Scheduler
     uint64_t m_removed{0};        //!< removals in this epoch
     uint64_t m_epoch{1024};       //!< removals of this epoch (doubling up to 32,768)
     uint64_t m_aheadLog2[65]{};   //!< insertions in this epoch by bits of buckets ahead
+    uint64_t m_rebuilds{0};       //!< Rebuild calls
     bool m_crowded{false};        //!< the front is crowded: Narrow at the next removal
     bool m_narrowed{false};       //!< Narrow ran in this epoch
     bool m_prefetch{true};        //!< PrefetchAhead attribute
