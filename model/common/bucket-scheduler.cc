@@ -147,20 +147,14 @@ BucketScheduler::InsertFront(const Entry& e)
         // later than all of the front: sorted when the front runs low (a flood of
         // same-time events costs no quadratic insertion)
         m_late.push_back(e);
-        if (m_late.size() >= kCrowded && m_shift > 0 && !m_narrowed)
-        {
-            m_crowded = true; // it would be a long front
-        }
+        NoteLength(m_late.size()); // it would be a long front
         return;
     }
     const auto at = std::partition_point(m_front.begin(), m_front.end(), [&e](const Entry& x) {
         return x.key > e.key;
     });
     m_front.insert(at, e);
-    if (m_front.size() >= kCrowded && m_shift > 0 && !m_narrowed)
-    {
-        m_crowded = true; // each insertion moves a long array: narrow before the epoch ends
-    }
+    NoteLength(m_front.size()); // each insertion moves a long array
 }
 
 void

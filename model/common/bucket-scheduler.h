@@ -40,9 +40,9 @@ namespace astra
  *   latest event (or of the current time): a bucket far ahead (a watchdog's) is taken only
  *   when its event is the next to leave, else everything the running event schedules
  *   would land in the front (if a PeekNext took it and an earlier event comes, from
- *   another rank, the calendar is re-bucketed around the current time). An emptied bucket's array
- * goes to a pool that the next bucket to fill takes from, the last freed first: the arrays in use
- * are few and warm.
+ *   another rank, the calendar is re-bucketed around the current time). An emptied
+ *   bucket's array goes to a pool that the next bucket to fill takes from, the last freed
+ *   first: the arrays in use are few and warm.
  * - The **far heap** holds events beyond the calendar's nb buckets (timers of milliseconds):
  *   a binary heap, emptied into the calendar as it advances.
  * - **Adaptive**: every 32,768 removals (1,024 at first, doubling) the mean events served
@@ -166,6 +166,17 @@ class BucketScheduler : public Scheduler
     const Entry& Next() const;
     /// buckets of about kAimFront of the crowded front's events (once an epoch)
     void Narrow();
+
+    /// \param n the length of the front (or of the events waiting after it): at kCrowded
+    /// or more, with buckets still able to narrow, Narrow runs at the next removal
+    void NoteLength(std::size_t n)
+    {
+        if (n >= kCrowded && m_shift > 0 && !m_narrowed)
+        {
+            m_crowded = true;
+        }
+    }
+
     /// move a calendar slot's events to \p out, its array to the pool
     /// \param slot the slot \param out where the events go
     void TakeBucket(std::size_t slot, std::vector<Entry>& out);
