@@ -179,7 +179,7 @@ RunRoce(const BenchCase& c, const SystemParams& params, double maxSimMs)
     }
     ac.Start(Seconds(0));
     Simulator::Stop(Time::FromDouble(maxSimMs, Time::MS));
-    if (g_hugePages)
+    if (g_hugePages && !astra::kSanitizerBuild)
     {
         // the fabric is built: back its heap with 2 MiB pages (fewer TLB misses per hop)
         r.hugeBytes = astra::CollapseHeapToHugePages().collapsedBytes;

@@ -38,7 +38,7 @@ RunControlOptions::AddTo(AstraCommandLine& cmd)
                  m_mpi);
     cmd.AddValue("huge-pages",
                  "back the heap with transparent huge pages once the simulation is built "
-                 "(Linux; same results, faster on large fabrics)",
+                 "(Linux; same results, faster on large fabrics; not in sanitizer builds)",
                  m_hugePages);
     cmd.AddValue("event-order",
                  "order of same-time events: node (by the node that created them, then its own "
@@ -74,7 +74,7 @@ RunControlOptions::Configure(AstraSimScenario& sc) const
 void
 RunControlOptions::Built() const
 {
-    if (m_hugePages)
+    if (m_hugePages && !kSanitizerBuild)
     {
         // the built heap in 2 MiB pages: fewer TLB misses per packet on large fabrics;
         // addresses and results unchanged (doc/benchmarks-roce.rst)
