@@ -664,8 +664,11 @@ AstraSimScenario::GatherResults()
 }
 
 void
-AstraSimScenario::PrintStatus(std::ostream& os) const
+AstraSimScenario::PrintStatus(std::ostream& out) const
 {
+    // composed first and written at once: on MPI ranks std::cerr (unbuffered) would send
+    // each piece as its own write, and mpirun interleaves other ranks' output between them
+    std::ostringstream os;
     os << m_remoteStatus;
     for (const auto& a : m_apps)
     {
@@ -703,6 +706,7 @@ AstraSimScenario::PrintStatus(std::ostream& os) const
     {
         os << "error: " << m_monitor->DescribeLosslessDrops();
     }
+    out << os.str() << std::flush;
 }
 
 void

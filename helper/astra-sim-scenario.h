@@ -173,10 +173,10 @@ class AstraSimScenario
 
     /**
      * Print NPU errors, the hang report (or the unfinished NPUs) and the
-     * lossless drops to a stream (nothing if the run was clean).
-     * \param os the stream
+     * lossless drops to a stream (nothing if the run was clean), in one write.
+     * \param out the stream
      */
-    void PrintStatus(std::ostream& os) const;
+    void PrintStatus(std::ostream& out) const;
     /// ASTRA-sim's per-NPU lines \param os the stream
     void PrintNpuLines(std::ostream& os) const;
     /// Summary with the per-collective table \param os the stream
