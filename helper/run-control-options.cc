@@ -74,11 +74,11 @@ RunControlOptions::Configure(AstraSimScenario& sc) const
 void
 RunControlOptions::Built() const
 {
-    if (m_hugePages && !kSanitizerBuild)
+    if (m_hugePages)
     {
         // the built heap in 2 MiB pages: fewer TLB misses per packet on large fabrics;
         // addresses and results unchanged (doc/benchmarks-roce.rst)
-        CollapseHeapToHugePages();
+        CollapseBuiltHeap();
     }
 }
 

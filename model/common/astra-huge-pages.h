@@ -45,7 +45,7 @@ HugePageResult CollapseHeapToHugePages();
  * True in a build with AddressSanitizer or ThreadSanitizer. There malloc's mappings are the
  * sanitizer's (size-class regions with a few live pages in each 2 MiB range), so collapsing
  * them populates hundreds of MiB and takes seconds (11 s for a 4-NPU run under ASan, minutes
- * on a loaded machine) for no gain: the programs' --huge-pages does nothing in such builds.
+ * on a loaded machine) for no gain: CollapseBuiltHeap skips it in such builds.
  */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr bool kSanitizerBuild = true;
@@ -58,6 +58,18 @@ constexpr bool kSanitizerBuild = false;
 #else
 constexpr bool kSanitizerBuild = false;
 #endif
+
+/**
+ * \ingroup astra-sim
+ * What the programs call once the simulation is built (their --huge-pages):
+ * CollapseHeapToHugePages, except in a sanitizer build (kSanitizerBuild), where it does
+ * nothing. \return what was done (zeros when skipped)
+ */
+inline HugePageResult
+CollapseBuiltHeap()
+{
+    return kSanitizerBuild ? HugePageResult() : CollapseHeapToHugePages();
+}
 
 } // namespace astra
 } // namespace ns3
