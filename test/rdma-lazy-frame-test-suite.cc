@@ -5,7 +5,10 @@
  * - with a sniffer, the bytes of a lazy frame equal, byte for byte, those of the same
  *   frame built eagerly with RoceFrame::Build, including a CE mark set before building;
  * - 240 back-to-back frames on a long link (10 us, ~113 frames in flight, more than the
- *   FIFO's initial capacity) arrive at the closed-form times k x txTime + delay.
+ *   FIFO's initial capacity) arrive at the closed-form times k x txTime + delay;
+ * - a pooled slot's reuse: RdmaMeta::ResetHeaders gives every field but the INT stack its
+ *   default, and assigning a frame copies all of its fields and its intHops valid INT
+ *   entries (the rest, never read, are left as they were).
  */
 
 #include "ns3/rdma-channel.h"
@@ -15,6 +18,7 @@
 #include "ns3/string.h"
 #include "ns3/test.h"
 
+#include <cstring>
 #include <vector>
 
 using namespace ns3;
@@ -151,6 +155,70 @@ class RdmaLazyFrameTestCase : public TestCase
     }
 };
 
+/// RdmaMeta::ResetHeaders / CopyFrom and RdmaQueuedFrame assignment (what a reused slot holds).
+class RdmaMetaReuseTestCase : public TestCase
+{
+  public:
+    RdmaMetaReuseTestCase()
+        : TestCase("meta reset and copy touch every header and only the valid INT entries")
+    {
+    }
+
+  private:
+    /// \return a meta whose every byte before the INT stack differs from the default's
+    static RdmaMeta Filled(uint8_t byte, uint8_t intHops)
+    {
+        RdmaMeta m;
+        std::memset(static_cast<void*>(&m), byte, sizeof(m));
+        m.intHops = intHops;
+        return m;
+    }
+
+    /// \return whether a and b agree on every byte before the INT stack
+    static bool SameHeaders(const RdmaMeta& a, const RdmaMeta& b)
+    {
+        return std::memcmp(&a, &b, offsetof(RdmaMeta, intStack)) == 0;
+    }
+
+    void DoRun() override
+    {
+        const RdmaMeta def{};
+        RdmaMeta m = Filled(0xA5, 3);
+        NS_TEST_ASSERT_MSG_EQ(SameHeaders(m, def), false, "filled headers differ");
+        m.ResetHeaders();
+        NS_TEST_ASSERT_MSG_EQ(SameHeaders(m, def), true, "every header back to its default");
+        NS_TEST_ASSERT_MSG_EQ(unsigned(m.intHops), 0u, "no valid INT entry");
+        NS_TEST_ASSERT_MSG_EQ(m.dport, 4791u, "a non-zero default (RoCEv2 port)");
+        NS_TEST_ASSERT_MSG_EQ(unsigned(m.ttl), 64u, "a non-zero default (TTL)");
+        NS_TEST_ASSERT_MSG_EQ(m.intStack[4].qlenBytes, 0xA5A5A5A5u, "INT lines untouched");
+
+        // a frame with two INT entries assigned into a slot that held five
+        RdmaQueuedFrame slot;
+        slot.meta = Filled(0x11, 5);
+        RdmaQueuedFrame src;
+        src.packet = Create<Packet>(10);
+        src.inPort = 7;
+        src.meta = Filled(0x5A, 2);
+        src.meta.intStack[0].qlenBytes = 100;
+        src.meta.intStack[1].qlenBytes = 200;
+        const Ptr<Packet> p = src.packet;
+        slot = src; // copy
+        NS_TEST_ASSERT_MSG_EQ(slot.packet, p, "packet copied");
+        NS_TEST_ASSERT_MSG_EQ(slot.inPort, 7u, "inPort copied");
+        NS_TEST_ASSERT_MSG_EQ(SameHeaders(slot.meta, src.meta), true, "headers copied");
+        NS_TEST_ASSERT_MSG_EQ(slot.meta.intStack[1].qlenBytes, 200u, "valid INT entry copied");
+        NS_TEST_ASSERT_MSG_EQ(slot.meta.intStack[2].qlenBytes, 0x11111111u, "stale entry kept");
+
+        RdmaQueuedFrame moved;
+        moved.meta = Filled(0x22, 5);
+        moved = std::move(src);
+        NS_TEST_ASSERT_MSG_EQ(moved.packet, p, "packet moved");
+        NS_TEST_ASSERT_MSG_EQ(SameHeaders(moved.meta, slot.meta), true, "headers moved");
+        NS_TEST_ASSERT_MSG_EQ(moved.meta.intStack[0].qlenBytes, 100u, "valid INT entry moved");
+        NS_TEST_ASSERT_MSG_EQ(moved.meta.intStack[2].qlenBytes, 0x22222222u, "stale entry kept");
+    }
+};
+
 class RdmaLazyFrameTestSuite : public TestSuite
 {
   public:
@@ -158,6 +226,7 @@ class RdmaLazyFrameTestSuite : public TestSuite
         : TestSuite("astra-sim-rdma-lazy-frame", UNIT)
     {
         AddTestCase(new RdmaLazyFrameTestCase(), TestCase::QUICK);
+        AddTestCase(new RdmaMetaReuseTestCase(), TestCase::QUICK);
     }
 };
 

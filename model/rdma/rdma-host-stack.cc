@@ -985,7 +985,7 @@ RdmaHostStack::BuildReadResponse(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint
     const bool first = off == 0;
     const bool last = idx + 1 == job.endIdx;
     RdmaMeta& m = frame.meta;
-    m = RdmaMeta();
+    m.ResetHeaders();
     m.kind = RdmaFrameKind::ROCE;
     m.priority = qp->m_priority;
     m.ecn = 2;
@@ -1042,7 +1042,7 @@ RdmaHostStack::BuildData(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t now
     const bool last = off + 1 == msg.nPkts;
 
     RdmaMeta& m = frame.meta;
-    m = RdmaMeta();
+    m.ResetHeaders();
     m.kind = RdmaFrameKind::ROCE;
     m.priority = qp->m_priority;
     m.ecn = 2; // ECT(0)

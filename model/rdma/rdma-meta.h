@@ -16,7 +16,11 @@
 #ifndef RDMA_META_H
 #define RDMA_META_H
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 namespace ns3
 {
@@ -115,7 +119,39 @@ struct RdmaMeta
     /// Model-only, last packet of a WRITE/SEND: the message's length in bytes
     uint64_t msgBytes{0};
     IntHop intStack[kMaxIntHops]; //!< INT stack (only intHops entries valid; HPCC, Swift)
+
+    /**
+     * Reset every field to its default (intHops to 0) except the INT stack, whose entries
+     * past intHops are never read: a frame built in a pooled slot does not write the
+     * slot's INT lines.
+     */
+    void ResetHeaders();
+    /**
+     * Copy \p o: every field but the INT stack, and o's intHops valid INT entries (the
+     * entries past them keep whatever they held: they are never read).
+     * \param o the headers to copy
+     */
+    void CopyFrom(const RdmaMeta& o);
 };
+
+static_assert(std::is_standard_layout_v<RdmaMeta> && std::is_trivially_copyable_v<RdmaMeta>,
+              "RdmaMeta is copied by memcpy (here and between MPI ranks)");
+
+/// The defaults ResetHeaders copies.
+inline const RdmaMeta kDefaultRdmaMeta{};
+
+inline void
+RdmaMeta::ResetHeaders()
+{
+    std::memcpy(static_cast<void*>(this), &kDefaultRdmaMeta, offsetof(RdmaMeta, intStack));
+}
+
+inline void
+RdmaMeta::CopyFrom(const RdmaMeta& o)
+{
+    std::memcpy(static_cast<void*>(this), &o, offsetof(RdmaMeta, intStack));
+    std::copy(o.intStack, o.intStack + std::min<uint8_t>(o.intHops, kMaxIntHops), intStack);
+}
 
 /// Per-frame bytes on the wire beside the frame itself: preamble+SFD (8) + IFG (12).
 constexpr uint32_t kEthernetWireOverhead = 20;

@@ -116,7 +116,13 @@ const bool RdmaNetDevice::TxCompleteEvent::s_registered =
 
 namespace
 {
-RdmaFrameSlot* g_freeSlots{nullptr}; //!< free list of RdmaFrameSlot (one simulation per process)
+/**
+ * Free RdmaFrameSlots, a stack (one simulation per process): Put pushes, Get pops the slot
+ * freed last. The stack, not a link inside the slots, holds them, so freeing or taking a
+ * slot touches none of its lines (a link would sit on a line a hop otherwise never uses).
+ * Never destroyed: slots may be returned while the process exits.
+ */
+std::vector<RdmaFrameSlot*>* const g_freeSlots = new std::vector<RdmaFrameSlot*>();
 } // namespace
 
 RdmaFrameSlot* RdmaFrameSlot::s_receiving{nullptr};
@@ -124,11 +130,10 @@ RdmaFrameSlot* RdmaFrameSlot::s_receiving{nullptr};
 RdmaFrameSlot*
 RdmaFrameSlot::Get()
 {
-    RdmaFrameSlot* s = g_freeSlots;
-    if (s)
+    if (!g_freeSlots->empty())
     {
-        g_freeSlots = s->next;
-        s->next = nullptr;
+        RdmaFrameSlot* s = g_freeSlots->back();
+        g_freeSlots->pop_back();
         return s;
     }
     return new RdmaFrameSlot();
@@ -138,8 +143,7 @@ void
 RdmaFrameSlot::Put(RdmaFrameSlot* s)
 {
     s->frame.packet = nullptr;
-    s->next = g_freeSlots;
-    g_freeSlots = s;
+    g_freeSlots->push_back(s);
 }
 
 // ------------------------------------------------------------------------- FrameRing

@@ -97,6 +97,33 @@ struct RdmaQueuedFrame
     Ptr<Packet> packet;
     uint32_t inPort{0}; //!< ingress port index on a switch (for MMU release)
     RdmaMeta meta;      //!< parsed headers (the per-hop fields first)
+
+    RdmaQueuedFrame() = default;
+    RdmaQueuedFrame(const RdmaQueuedFrame&) = default;
+    RdmaQueuedFrame(RdmaQueuedFrame&&) = default;
+    ~RdmaQueuedFrame() = default;
+
+    /**
+     * Assignment copies only the valid part of the INT stack (RdmaMeta::CopyFrom): moving
+     * a frame into a pooled slot writes none of the slot's unused INT lines.
+     * \param o the frame \return this frame
+     */
+    RdmaQueuedFrame& operator=(const RdmaQueuedFrame& o)
+    {
+        packet = o.packet;
+        inPort = o.inPort;
+        meta.CopyFrom(o.meta);
+        return *this;
+    }
+
+    /// \copydoc operator=(const RdmaQueuedFrame&)
+    RdmaQueuedFrame& operator=(RdmaQueuedFrame&& o) noexcept
+    {
+        packet = std::move(o.packet);
+        inPort = o.inPort;
+        meta.CopyFrom(o.meta);
+        return *this;
+    }
 };
 
 /**
@@ -110,13 +137,13 @@ struct RdmaQueuedFrame
  *
  * The pool (like RdmaEventPool's) is process-wide memory, not simulation state: a slot is
  * returned when its frame is delivered or its device / channel is disposed, and a free slot
- * holds no frame (its packet reference is dropped, every other field is written before use).
+ * holds no frame (its packet reference is dropped; a frame built or moved into it writes
+ * every field but the INT entries past its intHops, which nothing reads).
  * A second simulation in the process reuses the memory and sees nothing of the first.
  */
 struct alignas(64) RdmaFrameSlot
 {
-    RdmaQueuedFrame frame;        //!< the frame
-    RdmaFrameSlot* next{nullptr}; //!< free-list link
+    RdmaQueuedFrame frame; //!< the frame
 
     /// \return a slot (frame fields hold stale values except packet, which is null)
     static RdmaFrameSlot* Get();
