@@ -216,6 +216,11 @@ class RdmaMetaReuseTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(SameHeaders(moved.meta, slot.meta), true, "headers moved");
         NS_TEST_ASSERT_MSG_EQ(moved.meta.intStack[0].qlenBytes, 100u, "valid INT entry moved");
         NS_TEST_ASSERT_MSG_EQ(moved.meta.intStack[2].qlenBytes, 0x22222222u, "stale entry kept");
+
+        RdmaQueuedFrame& alias = moved;
+        moved = alias; // self-assignment keeps the frame
+        NS_TEST_ASSERT_MSG_EQ(moved.packet, p, "packet kept");
+        NS_TEST_ASSERT_MSG_EQ(SameHeaders(moved.meta, slot.meta), true, "headers kept");
     }
 };
 

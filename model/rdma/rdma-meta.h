@@ -149,6 +149,10 @@ RdmaMeta::ResetHeaders()
 inline void
 RdmaMeta::CopyFrom(const RdmaMeta& o)
 {
+    if (&o == this)
+    {
+        return; // memcpy's ranges must not overlap
+    }
     std::memcpy(static_cast<void*>(this), &o, offsetof(RdmaMeta, intStack));
     std::copy(o.intStack, o.intStack + std::min<uint8_t>(o.intHops, kMaxIntHops), intStack);
 }
