@@ -42,8 +42,10 @@ RunControlOptions::AddTo(AstraCommandLine& cmd)
                  m_hugePages);
     cmd.AddValue("event-order",
                  "order of same-time events: node (by the node that created them, then its own "
-                 "count: the same results on any number of MPI ranks) or fifo (ns-3's order, "
-                 "by scheduling)",
+                 "count: the same results on any number of MPI ranks), window (node order's "
+                 "results, run by groups of nodes one look-ahead window at a time: faster on "
+                 "large fabrics; one process; needs collective-gate-latency-ns of at least the "
+                 "longest link delay) or fifo (ns-3's order, by scheduling)",
                  m_eventOrder);
 }
 

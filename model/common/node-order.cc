@@ -2,9 +2,11 @@
 
 #include "astra-diagnostics.h"
 #include "astra-input.h"
+#include "window-simulator-impl.h"
 
 #include "ns3/event-impl.h"
 #include "ns3/global-value.h"
+#include "ns3/simulator.h"
 #include "ns3/string.h"
 
 #include <string>
@@ -58,22 +60,23 @@ NodeOrderScheduler::NextSlow(uint32_t ctx)
     return Next(ctx);
 }
 
-void
-NodeOrderScheduler::Insert(const Scheduler::Event& ev)
+uint64_t
+NodeOrderScheduler::TakeTie(const Scheduler::Event& ev)
 {
-    uint64_t tie;
     if (m_hasNext)
     {
         m_hasNext = false;
-        tie = m_next;
+        return m_next;
     }
-    else
-    {
-        // outside any node (set-up, global events) an event for a node counts as that
-        // node's: set-up schedules only its own nodes' events on each rank
-        tie = Next(m_current != 0xFFFFFFFF ? m_current : ev.key.m_context);
-    }
-    InsertWithTie(ev, tie);
+    // outside any node (set-up, global events) an event for a node counts as that
+    // node's: set-up schedules only its own nodes' events on each rank
+    return Next(m_current != 0xFFFFFFFF ? m_current : ev.key.m_context);
+}
+
+void
+NodeOrderScheduler::Insert(const Scheduler::Event& ev)
+{
+    InsertWithTie(ev, TakeTie(ev));
 }
 
 Scheduler::Event
@@ -150,13 +153,19 @@ NodeOrderSimulatorImpl::SetScheduler(ObjectFactory schedulerFactory)
 void
 EventOrder::Select(const std::string& order, bool distributed)
 {
-    if (order != "node" && order != "fifo")
+    if (order != "node" && order != "fifo" && order != "window")
     {
         throw InputError(
             "--event-order=" + order +
             ": unknown order (node: same-time events by the node that created them, the "
-            "same on any number of MPI ranks; fifo: ns-3's order)" +
-            DidYouMean(order, {"node", "fifo"}));
+            "same on any number of MPI ranks; window: node order, run by groups of nodes "
+            "one look-ahead window at a time, one process; fifo: ns-3's order)" +
+            DidYouMean(order, {"node", "fifo", "window"}));
+    }
+    if (order == "window" && distributed)
+    {
+        throw InputError("--event-order=window runs in one process; on MPI ranks use "
+                         "--event-order=node");
     }
     if (order == "fifo")
     {
@@ -167,6 +176,7 @@ EventOrder::Select(const std::string& order, bool distributed)
     const std::string simulator = impl.Get();
     if (simulator != "ns3::DefaultSimulatorImpl" && simulator != "ns3::DistributedSimulatorImpl" &&
         simulator != "ns3::astra::NodeOrderSimulatorImpl" &&
+        simulator != "ns3::astra::WindowSimulatorImpl" &&
         simulator != "ns3::astra::NodeOrderDistributedSimulatorImpl")
     {
         throw InputError("--SimulatorImplementationType=" + simulator +
@@ -192,9 +202,41 @@ EventOrder::Select(const std::string& order, bool distributed)
         }
     }
     GlobalValue::Bind("SimulatorImplementationType",
-                      StringValue(distributed ? "ns3::astra::NodeOrderDistributedSimulatorImpl"
-                                              : "ns3::astra::NodeOrderSimulatorImpl"));
+                      StringValue(order == "window" ? "ns3::astra::WindowSimulatorImpl"
+                                  : distributed ? "ns3::astra::NodeOrderDistributedSimulatorImpl"
+                                                : "ns3::astra::NodeOrderSimulatorImpl"));
     GlobalValue::Bind("SchedulerType", StringValue("ns3::astra::NodeOrderScheduler"));
+}
+
+void
+EventOrder::MarkSync()
+{
+    if (WindowSimulatorImpl* w = WindowSimulatorImpl::GetActive())
+    {
+        w->MarkNextSync();
+    }
+}
+
+void
+EventOrder::LimitLookahead(uint64_t steps, const std::string& what)
+{
+    Ptr<WindowSimulatorImpl> w = DynamicCast<WindowSimulatorImpl>(Simulator::GetImplementation());
+    if (w)
+    {
+        w->LimitLookahead(steps, what);
+    }
+}
+
+uint64_t
+EventOrder::WindowLookaheadSteps()
+{
+    WindowSimulatorImpl* w = WindowSimulatorImpl::GetActive();
+    if (!w)
+    {
+        return 0;
+    }
+    w->BuildGroups();
+    return w->GetLookaheadSteps();
 }
 
 } // namespace astra

@@ -98,6 +98,30 @@ class NodeOrderScheduler : public BucketScheduler
         return m_runTie;
     }
 
+    /**
+     * The tie-break Insert gives \p ev (SetNext's, else the next of its creator's count),
+     * for an event a WindowSimulatorImpl keeps in another calendar.
+     * \param ev the event being scheduled \return its tie-break
+     */
+    uint64_t TakeTie(const Scheduler::Event& ev);
+
+    /**
+     * What RemoveNext records of the event about to run, for an event that left another
+     * calendar (WindowSimulatorImpl): its context creates what it schedules.
+     * \param ctx the event's context \param tie its tie-break
+     */
+    void SetRunning(uint32_t ctx, uint64_t tie)
+    {
+        m_current = ctx;
+        m_runTie = tie;
+    }
+
+    /// \return the tie-break of the next event (not empty)
+    uint64_t NextTie() const
+    {
+        return PeekTie();
+    }
+
     static constexpr uint32_t kSeqBits = 40;                     //!< bits of the sequence
     static constexpr uint64_t kNoCreator = 0xFFFFFF;             //!< creator outside any node
     static constexpr uint32_t kMaxNodes = kNoCreator - 1;        //!< node ids 0 .. kMaxNodes - 1
@@ -138,13 +162,14 @@ class EventOrder
     /**
      * Select the order of the simulation about to be created (before anything uses the
      * Simulator): binds SimulatorImplementationType and SchedulerType.
-     * \param order "node" (NodeOrderScheduler) or "fifo" (ns-3's order; the scheduler
-     *        bound before, BucketScheduler in the module's programs, and the default or
-     *        distributed simulator)
+     * \param order "node" (NodeOrderScheduler), "window" (node order, run by groups of
+     *        nodes one look-ahead window at a time: WindowSimulatorImpl; one process) or
+     *        "fifo" (ns-3's order; the scheduler bound before, BucketScheduler in the
+     *        module's programs, and the default or distributed simulator)
      * \param distributed the MPI engine (ns3::DistributedSimulatorImpl's node-order
      *        variant for "node"), else the sequential one
-     * Throws InputError for another order, or "node" with distributed in a build without
-     * MPI.
+     * Throws InputError for another order, "node" with distributed in a build without
+     * MPI, or "window" with distributed.
      */
     static void Select(const std::string& order, bool distributed);
 
@@ -183,6 +208,28 @@ class EventOrder
     {
         return NodeOrderScheduler::GetActive() != nullptr;
     }
+
+    /**
+     * The next scheduled event touches state of nodes other than its own (the system
+     * layer's collective gate): under WindowSimulatorImpl it runs at a window's end,
+     * merged with every group's events of its time stamp. A no-op otherwise.
+     */
+    static void MarkSync();
+
+    /**
+     * \return the look-ahead of a running WindowSimulatorImpl in time steps (its groups
+     * are formed if they were not), 0 under any other simulator
+     */
+    static uint64_t WindowLookaheadSteps();
+
+    /**
+     * Nodes interact \p steps after a cause on another node other than over a link (the
+     * system layer's collective gate): a WindowSimulatorImpl refuses to run (InputError
+     * when Run starts) with a longer look-ahead. A no-op under any other simulator.
+     * \param steps the delay of the interaction (time steps)
+     * \param what its name and how to lengthen it, for the message
+     */
+    static void LimitLookahead(uint64_t steps, const std::string& what);
 };
 
 /**

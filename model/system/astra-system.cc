@@ -306,6 +306,13 @@ SystemContext::Setup(Ptr<NetworkBackend> backend,
         costs
             ? NanoSeconds(static_cast<int64_t>(std::llround(m_params.gateLatencyNs))).GetTimeStep()
             : 0;
+    // a collective's gate joins NPUs of different nodes after this latency (at once when
+    // it is 0, and in compat): the window simulator's look-ahead must not exceed it
+    EventOrder::LimitLookahead(
+        static_cast<uint64_t>(m_gateSteps),
+        "collective-gate-latency-ns (" + std::to_string(TimeStep(m_gateSteps).GetNanoSeconds()) +
+            " ns; a collective's slot gate joins NPUs of other nodes; training-on-roce and "
+            "roce-bench: --gate-latency-ns; compat runs have no gate latency)");
     const uint32_t n = m_planner.GetNpuCount();
     if (backend && backend->GetNpuCount() != n)
     {
@@ -654,6 +661,9 @@ SystemContext::PostGateNotice(uint32_t id)
         }
     }
     EventOrder::SetNext(tie);
+    // the notice counts towards a gate shared by NPUs of other nodes: under the window
+    // simulator it runs at a window's end, merged with every group's events of its time
+    EventOrder::MarkSync();
     Simulator::Schedule(d, &SystemContext::GateNoticeEvent, this, id);
 }
 
