@@ -168,6 +168,15 @@ class Chains
         std::ostringstream os;
         os << Simulator::Now().GetNanoSeconds() << " " << tag;
         m_log[n].push_back(os.str());
+        if (m_pending.count(n))
+        {
+            // the node's last same-node event: run (past or this very time step), pending
+            // (this time step or later) or cancelled, as the sequential simulator says
+            const EventId& e = m_pending[n];
+            m_log[n].push_back("last " + std::to_string(e.GetTs()) +
+                               (e.IsExpired() ? " expired" : " pending") + " left " +
+                               std::to_string(Simulator::GetDelayLeft(e).GetNanoSeconds()));
+        }
         std::mt19937& r = m_rng[n];
         if (m_count[n] > 500)
         {

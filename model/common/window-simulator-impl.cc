@@ -236,6 +236,7 @@ WindowSimulatorImpl::BuildGroups()
         groups = n > 0 ? 1 : 0;
     }
     m_cal.clear();
+    m_groupTs.assign(groups, 0);
     for (uint32_t g = 0; g < groups; ++g)
     {
         m_cal.push_back(CreateObject<GroupCalendar>());
@@ -262,7 +263,9 @@ void
 WindowSimulatorImpl::Violation(const Scheduler::Event& ev, const std::string& what) const
 {
     std::ostringstream os;
+    const std::string type = typeid(*ev.impl).name();
     auto ns = [](uint64_t steps) { return TimeStep(static_cast<int64_t>(steps)).GetNanoSeconds(); };
+    ev.impl->Unref(); // never scheduled
     os << "window simulator: node " << m_currentContext << " at " << ns(m_currentTs)
        << " ns scheduled " << what << " for ";
     if (ev.key.m_context == 0xFFFFFFFF)
@@ -273,8 +276,8 @@ WindowSimulatorImpl::Violation(const Scheduler::Event& ev, const std::string& wh
     {
         os << "node " << ev.key.m_context;
     }
-    os << " at " << ns(ev.key.m_ts) << " ns (" << typeid(*ev.impl).name()
-       << "), inside the window that ends at " << ns(m_windowEnd)
+    os << " at " << ns(ev.key.m_ts) << " ns (" << type << "), inside the window that ends at "
+       << ns(m_windowEnd)
        << " ns, which that node's group has already run: nodes interact faster than the "
           "look-ahead ("
        << ns(m_lookahead)
@@ -367,7 +370,15 @@ WindowSimulatorImpl::Invoke(const Scheduler::Event& ev, uint64_t tie)
     m_global->SetRunning(ev.key.m_context, tie);
     --m_unscheduled;
     ++m_eventCount;
-    ev.impl->Invoke();
+    try
+    {
+        ev.impl->Invoke();
+    }
+    catch (...)
+    {
+        ev.impl->Unref();
+        throw;
+    }
     ev.impl->Unref();
 }
 
@@ -375,7 +386,10 @@ void
 WindowSimulatorImpl::RunMerged(uint64_t ts)
 {
     // every calendar's events of ts in tie-break order (events of ts scheduled meanwhile
-    // join them): the order of one sequential node-order run
+    // join them): the order of one sequential node-order run. Every group has run its
+    // events before ts.
+    std::fill(m_groupTs.begin(), m_groupTs.end(), ts);
+    m_globalTs = ts;
     while (!m_stop)
     {
         BucketScheduler* best = nullptr;
@@ -441,6 +455,7 @@ WindowSimulatorImpl::Run()
             {
                 const uint64_t tie = c->NextTie();
                 const Scheduler::Event e = c->RemoveNext();
+                m_groupTs[g] = e.key.m_ts;
                 Invoke(e, tie);
             }
         }
@@ -526,7 +541,14 @@ WindowSimulatorImpl::IsExpired(const EventId& id) const
             return p.ev.key.m_uid == id.GetUid();
         });
     }
-    // pending in its calendar, whatever the time stamp (groups keep times of their own)
+    // each group keeps a time of its own: the event's group's decides (an event of a
+    // group's past ran or was removed, one of its future is pending unless cancelled)
+    const uint32_t g = GroupOfContext(id.GetContext());
+    const uint64_t now = g == kGlobal ? m_globalTs : m_groupTs[g];
+    if (id.GetTs() != now)
+    {
+        return id.GetTs() < now;
+    }
     return Holder(id) == nullptr;
 }
 
@@ -561,9 +583,13 @@ WindowSimulatorImpl::Remove(const EventId& id)
         });
         m_pending.erase(it);
     }
+    else if (BucketScheduler* h = Holder(id))
+    {
+        h->Remove(ev);
+    }
     else
     {
-        Holder(id)->Remove(ev);
+        return; // not pending anywhere: it ran
     }
     ev.impl->Cancel();
     ev.impl->Unref();

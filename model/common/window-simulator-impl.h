@@ -190,6 +190,8 @@ class WindowSimulatorImpl : public SimulatorImpl
     Ptr<NodeOrderScheduler> m_global;      //!< global events, and the tie-break source
     std::vector<Ptr<GroupCalendar>> m_cal; //!< one calendar per group
     std::vector<uint32_t> m_groupOf;       //!< group per node id
+    std::vector<uint64_t> m_groupTs;       //!< time stamp of each group's last event
+    uint64_t m_globalTs{0};                //!< time stamp of the last merged time step
     std::vector<Pending> m_pending;        //!< events scheduled before the groups exist
     std::list<EventId> m_destroyEvents;    //!< ScheduleDestroy's events
     std::vector<std::pair<uint64_t, std::string>> m_limits; //!< LimitLookahead's
