@@ -14,6 +14,7 @@
 #include "ns3/flow-backend.h"
 #include "ns3/memory-report.h"
 #include "ns3/network-backend-factory.h"
+#include "ns3/node-order.h"
 #include "ns3/rdma-congestion-ops.h"
 #include "ns3/rdma-host-stack.h"
 #include "ns3/rdma-switch.h"
@@ -534,6 +535,11 @@ AstraSimScenario::Run(Time stopAt)
     if (m_distributed)
     {
         GatherResults();
+    }
+    else if (EventOrder::IsWindow())
+    {
+        // the window simulator numbered collectives as groups met them
+        m_ctx->SortRecordsByFirstIssue();
     }
     m_status = 0;
     bool unfinished = false;

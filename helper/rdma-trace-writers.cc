@@ -13,10 +13,12 @@
 #include "ns3/rdma-switch.h"
 #include "ns3/roce-header.h"
 #include "ns3/simulator.h"
+#include "ns3/window-simulator-impl.h"
 
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <limits>
 
 namespace ns3
 {
@@ -116,7 +118,19 @@ RdmaTraceFile::Add(int64_t timeNs, const char* line, int n)
     {
         return;
     }
-    if (timeNs != m_time)
+    if (const astra::WindowSimulatorImpl* w = astra::WindowSimulatorImpl::GetActive())
+    {
+        // groups of nodes run a window each in turn: times come back; what is before the
+        // time every group has reached is final
+        m_window = true;
+        const int64_t safe = TimeStep(static_cast<int64_t>(w->GetSafeTs())).GetNanoSeconds();
+        if (safe > m_safeNs)
+        {
+            m_safeNs = safe;
+            FlushBefore(safe);
+        }
+    }
+    else if (timeNs != m_time)
     {
         Flush();
         m_time = timeNs;
@@ -127,7 +141,68 @@ RdmaTraceFile::Add(int64_t timeNs, const char* line, int n)
     }
     Pending& l = m_pending[m_used++];
     l.text.assign(line, size_t(n));
+    l.time = timeNs;
     LineKey(l.text, m_fct, l.key);
+}
+
+bool
+RdmaTraceFile::WriteLine(const std::string& text, int64_t timeNs)
+{
+    if (m_maxBytes != 0 && m_written >= m_maxBytes)
+    {
+        m_truncated = true;
+        m_out << "# truncated: size cap of " << m_maxBytes << " bytes reached at " << timeNs
+              << " ns\n";
+        return false;
+    }
+    m_out.write(text.data(), std::streamsize(text.size()));
+    m_written += text.size();
+    return true;
+}
+
+void
+RdmaTraceFile::FlushBefore(int64_t limitNs)
+{
+    std::vector<Pending*> order;
+    for (size_t i = 0; i < m_used; ++i)
+    {
+        if (m_pending[i].time < limitNs)
+        {
+            order.push_back(&m_pending[i]);
+        }
+    }
+    if (order.empty())
+    {
+        return;
+    }
+    std::stable_sort(order.begin(), order.end(), [](const Pending* a, const Pending* b) {
+        if (a->time != b->time)
+        {
+            return a->time < b->time;
+        }
+        return a->key < b->key || (a->key == b->key && a->text < b->text);
+    });
+    for (const Pending* l : order)
+    {
+        if (!m_truncated && !WriteLine(l->text, l->time))
+        {
+            break;
+        }
+    }
+    // keep the later lines, in their order
+    size_t kept = 0;
+    for (size_t i = 0; i < m_used; ++i)
+    {
+        if (m_pending[i].time >= limitNs)
+        {
+            if (kept != i)
+            {
+                std::swap(m_pending[kept], m_pending[i]);
+            }
+            ++kept;
+        }
+    }
+    m_used = m_truncated ? 0 : kept;
 }
 
 void
@@ -148,15 +223,10 @@ RdmaTraceFile::Flush()
     });
     for (const Pending* l : order)
     {
-        if (m_maxBytes != 0 && m_written >= m_maxBytes)
+        if (!WriteLine(l->text, m_time))
         {
-            m_truncated = true;
-            m_out << "# truncated: size cap of " << m_maxBytes << " bytes reached at " << m_time
-                  << " ns\n";
             break;
         }
-        m_out.write(l->text.data(), std::streamsize(l->text.size()));
-        m_written += l->text.size();
     }
     m_used = 0;
 }
@@ -166,7 +236,14 @@ RdmaTraceFile::Close()
 {
     if (m_out.is_open())
     {
-        Flush();
+        if (m_window)
+        {
+            FlushBefore(std::numeric_limits<int64_t>::max());
+        }
+        else
+        {
+            Flush();
+        }
         m_out.close();
     }
 }

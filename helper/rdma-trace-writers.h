@@ -135,12 +135,19 @@ class RdmaTraceFile
 
   private:
     void Flush(); //!< write the pending time step
+    /// Window simulator: write the pending lines of times before \p limitNs, sorted by time,
+    /// then as Flush sorts a time step's
+    void FlushBefore(int64_t limitNs);
+    /// Write one line under the size cap \param text the line \param timeNs its time
+    /// \return false once the cap is reached
+    bool WriteLine(const std::string& text, int64_t timeNs);
 
     /// A line of the pending time step.
     struct Pending
     {
         std::vector<long long> key; //!< LineKey
         std::string text;           //!< with its newline
+        int64_t time{0};            //!< its time step (ns)
     };
 
     std::ofstream m_out;
@@ -151,6 +158,8 @@ class RdmaTraceFile
     int64_t m_time{-1};             //!< the pending time step
     std::vector<Pending> m_pending; //!< its lines (reused)
     size_t m_used{0};               //!< of m_pending
+    int64_t m_safeNs{0};            //!< window simulator: lines before it were written
+    bool m_window{false};           //!< lines came under the window simulator
 };
 
 /**

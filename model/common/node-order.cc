@@ -217,6 +217,12 @@ EventOrder::MarkSync()
     }
 }
 
+bool
+EventOrder::IsWindow()
+{
+    return WindowSimulatorImpl::GetActive() != nullptr;
+}
+
 void
 EventOrder::LimitLookahead(uint64_t steps, const std::string& what)
 {

@@ -216,6 +216,9 @@ class EventOrder
      */
     static void MarkSync();
 
+    /// \return whether the running simulator is a WindowSimulatorImpl
+    static bool IsWindow();
+
     /**
      * \return the look-ahead of a running WindowSimulatorImpl in time steps (its groups
      * are formed if they were not), 0 under any other simulator

@@ -390,6 +390,7 @@ WindowSimulatorImpl::RunMerged(uint64_t ts)
     // events before ts.
     std::fill(m_groupTs.begin(), m_groupTs.end(), ts);
     m_globalTs = ts;
+    m_safeTs = ts;
     while (!m_stop)
     {
         BucketScheduler* best = nullptr;
@@ -446,6 +447,7 @@ WindowSimulatorImpl::Run()
             continue;
         }
         m_windowEnd = std::min(tg, t + std::max<uint64_t>(m_lookahead, 1));
+        m_safeTs = t;
         ++m_windows;
         for (uint32_t g = 0; g < m_cal.size(); ++g)
         {

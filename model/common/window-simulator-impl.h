@@ -147,6 +147,15 @@ class WindowSimulatorImpl : public SimulatorImpl
     /// \return the group of node \p node (after BuildGroups)
     uint32_t GetGroupOf(uint32_t node) const;
 
+    /**
+     * \return a time (steps) before which every group has run all its events: what is
+     * recorded of earlier times is final (trace files sort and write it)
+     */
+    uint64_t GetSafeTs() const
+    {
+        return m_safeTs;
+    }
+
     /// \return windows run so far
     uint64_t GetWindowCount() const
     {
@@ -191,6 +200,7 @@ class WindowSimulatorImpl : public SimulatorImpl
     std::vector<Ptr<GroupCalendar>> m_cal; //!< one calendar per group
     std::vector<uint32_t> m_groupOf;       //!< group per node id
     std::vector<uint64_t> m_groupTs;       //!< time stamp of each group's last event
+    uint64_t m_safeTs{0};                  //!< GetSafeTs
     uint64_t m_globalTs{0};                //!< time stamp of the last merged time step
     std::vector<Pending> m_pending;        //!< events scheduled before the groups exist
     std::list<EventId> m_destroyEvents;    //!< ScheduleDestroy's events

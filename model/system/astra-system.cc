@@ -833,6 +833,12 @@ SystemContext::MergeRecords(const std::vector<std::string>& texts)
     m_records = std::move(merged);
 }
 
+void
+SystemContext::SortRecordsByFirstIssue()
+{
+    std::stable_sort(m_records.begin(), m_records.end(), &FirstIssueBefore);
+}
+
 CollectiveRecord&
 SystemContext::Record(uint32_t id)
 {
@@ -1172,11 +1178,21 @@ AstraSystem::IssueCollective(const CollectiveRequest& reqIn, DoneCallback done)
             rec.otherRanks = m_ctx->RanksOf(*members);
         }
     }
+    const uint64_t tie = EventOrder::GetRunningTie();
     if (rec.started == 0)
     {
         // where this issue falls among same-time events: merged records of a distributed
         // run are put in the single process's order (MergeRecords)
-        rec.firstTie = EventOrder::GetRunningTie();
+        rec.firstTie = tie;
+        rec.firstSeq = m_ctx->NextFirstIssue();
+    }
+    else if (EventOrder::IsWindow() && (Simulator::Now() < rec.start ||
+                                        (Simulator::Now() == rec.start && tie < rec.firstTie)))
+    {
+        // the window simulator runs groups of nodes one after another: an earlier issue can
+        // come later; the earliest names the collective, as in a sequential run
+        rec.name = reqIn.name;
+        rec.firstTie = tie;
         rec.firstSeq = m_ctx->NextFirstIssue();
     }
     rec.started++;

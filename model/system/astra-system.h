@@ -319,6 +319,11 @@ class SystemContext : public Object, public MessageSink, public DistributedMessa
      * \param texts ExportRecords of every rank
      */
     void MergeRecords(const std::vector<std::string>& texts);
+    /**
+     * Number the collectives in the order of their first issues, as MergeRecords does
+     * (the window simulator issues them out of time order; after the run, for the reports).
+     */
+    void SortRecordsByFirstIssue();
 
     /// Trace signature of MessageSent.
     typedef void (*MessageTracedCallback)(const NetMessage& msg);
