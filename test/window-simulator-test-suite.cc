@@ -10,8 +10,9 @@
  *   global event inside it, stop the run with an InputError naming the look-ahead;
  * - Simulator::Stop() from an event ends the run at its window's end;
  * - the programs: roce-bench --event-order=window prints the same times and counters as
- *   --event-order=node (2-D, ring, anchor); the runner on the RoCE backend writes the same
- *   files; a gate latency below the look-ahead is an input error (status 1).
+ *   --event-order=node (2-D, ring, anchor); the runner on the RoCE backend and
+ *   training-on-roce write the same files (trace files sorted, collectives numbered by
+ *   first issue); a gate latency below the look-ahead is an input error (status 1).
  */
 
 #include "astra-test-programs.h"
