@@ -211,6 +211,28 @@ AstraSimScenario::Build()
         }
         m_fabric.GetRdmaHelper().SetDistributed(Distributed::GetRank());
     }
+    if (!m_distributed && NetworkBackendFactory::NeedsFabric(m_kind) && EventOrder::IsWindow())
+    {
+        // the window simulator runs groups of nodes one after another: what nodes share
+        // other than links and the collective gate would be seen out of time order
+        if (networkMemory)
+        {
+            throw InputError("--event-order=window does not carry remote memory on the "
+                             "network (not checked against node order yet): use "
+                             "--event-order=node");
+        }
+        for (uint32_t d = 0; d < m_topo->GetDimensionCount(); ++d)
+        {
+            if (m_topo->GetDimensions()[d].inSwitch)
+            {
+                throw InputError("--event-order=window does not carry in-network aggregation "
+                                 "(the reduction trees are driven by direct calls on the "
+                                 "switches' engines): dimension " +
+                                 std::to_string(d) +
+                                 " of the network is marked in_switch; use --event-order=node");
+            }
+        }
+    }
     if (NetworkBackendFactory::NeedsFabric(m_kind))
     {
         m_fabric.Install(m_topo);

@@ -1408,6 +1408,24 @@ GroupCases(const Env& e)
                "topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n"));
     const std::string memYaml =
         "topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n";
+    // the window simulator refuses what it does not run in node order's results
+    c.push_back({"window simulator: in-network aggregation",
+                 e.Runner({{"network", e.File("win-insw.yml", memYaml + "in_switch: [ 1 ]\n")}},
+                          "--backend=roce --event-order=window"),
+                 1,
+                 {"--event-order=window does not carry in-network aggregation", "dimension 0"}});
+    c.push_back({"window simulator: memory nodes on the network",
+                 e.Runner({{"network", e.File("win-mem.yml", memYaml)}},
+                          "--backend=roce --event-order=window --remote-memory-configuration=" +
+                              e.File("win-mem.json", pool + "\"remote-mem-latency\": 0}")),
+                 1,
+                 {"--event-order=window does not carry remote memory on the network"}});
+    c.push_back(
+        {"window simulator: a gate latency below the look-ahead",
+         e.Runner({{"network", e.File("win-gate.yml", memYaml)}},
+                  "--backend=roce --event-order=window"),
+         1,
+         {"look-ahead is 500 ns (the longest link delay)", "collective-gate-latency-ns (0 ns"}});
     memFlow("YAML: memory_bandwidth 1e300",
             pool + "\"remote-mem-latency\": 0}",
             {"memory_bandwidth", "outside the accepted range"},

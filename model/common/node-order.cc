@@ -220,7 +220,9 @@ EventOrder::MarkSync()
 bool
 EventOrder::IsWindow()
 {
-    return WindowSimulatorImpl::GetActive() != nullptr;
+    // the simulator is created on first use: a program may ask before it runs
+    return WindowSimulatorImpl::GetActive() != nullptr ||
+           DynamicCast<WindowSimulatorImpl>(Simulator::GetImplementation()) != nullptr;
 }
 
 void
