@@ -307,7 +307,7 @@ WindowSimulatorImpl::Insert(Scheduler::Event& ev)
         {
             Violation(ev, sync ? "an event marked to run alone (MarkSync)" : "a global event");
         }
-        if (g < m_runningGroup)
+        if (m_backwards ? g > m_runningGroup : g < m_runningGroup)
         {
             Violation(ev, "an event");
         }
@@ -449,8 +449,14 @@ WindowSimulatorImpl::Run()
         m_windowEnd = std::min(tg, t + std::max<uint64_t>(m_lookahead, 1));
         m_safeTs = t;
         ++m_windows;
-        for (uint32_t g = 0; g < m_cal.size(); ++g)
+        // every other window runs the groups backwards: the groups that ran last are the
+        // first again, while their state is still in the caches (a fabric larger than the
+        // caches run in one cyclic order would find none of it there)
+        m_backwards = !m_backwards;
+        const uint32_t n = static_cast<uint32_t>(m_cal.size());
+        for (uint32_t k = 0; k < n; ++k)
         {
+            const uint32_t g = m_backwards ? n - 1 - k : k;
             GroupCalendar* c = PeekPointer(m_cal[g]);
             m_runningGroup = g;
             while (!c->IsEmpty() && c->PeekNext().key.m_ts < m_windowEnd)

@@ -218,6 +218,7 @@ class WindowSimulatorImpl : public SimulatorImpl
     bool m_built{false};              //!< groups formed
     bool m_stop{false};               //!< stop now (outside a window)
     bool m_stopAtWindowEnd{false};    //!< Stop() inside a window
+    bool m_backwards{true};           //!< the running window runs groups backwards
     bool m_markSync{false};           //!< MarkNextSync
 };
 
