@@ -325,12 +325,7 @@ WindowSimulatorImpl::Insert(Scheduler::Event& ev)
 EventId
 WindowSimulatorImpl::Schedule(const Time& delay, EventImpl* event)
 {
-    NS_ASSERT_MSG(delay.IsPositive(), "WindowSimulatorImpl::Schedule(): negative delay");
-    Scheduler::Event ev;
-    ev.impl = event;
-    ev.key.m_ts = m_currentTs + static_cast<uint64_t>(delay.GetTimeStep());
-    ev.key.m_context = m_currentContext;
-    Insert(ev);
+    const Scheduler::Event ev = Insert(m_currentContext, delay, event);
     // the calendar keeps the caller's reference; the id takes one of its own
     return EventId(Ptr<EventImpl>(event), ev.key.m_ts, ev.key.m_context, ev.key.m_uid);
 }
@@ -338,12 +333,19 @@ WindowSimulatorImpl::Schedule(const Time& delay, EventImpl* event)
 void
 WindowSimulatorImpl::ScheduleWithContext(uint32_t context, const Time& delay, EventImpl* event)
 {
-    NS_ASSERT_MSG(delay.IsPositive(), "WindowSimulatorImpl::ScheduleWithContext(): negative delay");
+    Insert(context, delay, event);
+}
+
+Scheduler::Event
+WindowSimulatorImpl::Insert(uint32_t context, const Time& delay, EventImpl* event)
+{
+    NS_ASSERT_MSG(delay.IsPositive(), "WindowSimulatorImpl: an event scheduled in the past");
     Scheduler::Event ev;
     ev.impl = event;
     ev.key.m_ts = m_currentTs + static_cast<uint64_t>(delay.GetTimeStep());
     ev.key.m_context = context;
     Insert(ev);
+    return ev;
 }
 
 EventId

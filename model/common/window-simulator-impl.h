@@ -175,8 +175,14 @@ class WindowSimulatorImpl : public SimulatorImpl
 
     static constexpr uint32_t kGlobal = 0xFFFFFFFF; //!< "group" of the global calendar
 
-    /// route \p ev (absolute time stamp set) to its calendar
+    /// route \p ev (absolute time stamp set) to its calendar; sets its uid
     void Insert(Scheduler::Event& ev);
+    /**
+     * Schedule \p event for \p context after \p delay.
+     * \param context the context \param delay the delay \param event the event
+     * \return the event as scheduled
+     */
+    Scheduler::Event Insert(uint32_t context, const Time& delay, EventImpl* event);
 
     /// \return the group of context \p ctx (kGlobal for no node)
     uint32_t GroupOfContext(uint32_t ctx) const
