@@ -6,9 +6,10 @@
  *   frame built eagerly with RoceFrame::Build, including a CE mark set before building;
  * - 240 back-to-back frames on a long link (10 us, ~113 frames in flight, more than the
  *   FIFO's initial capacity) arrive at the closed-form times k x txTime + delay;
- * - a pooled slot's reuse: RdmaMeta::ResetHeaders gives every field but the INT stack its
- *   default, and assigning a frame copies all of its fields and its intHops valid INT
- *   entries (the rest, never read, are left as they were).
+ * - a pooled slot's reuse: RdmaMeta::ResetHeaders gives every field but the PFC fields and
+ *   the INT stack its default, and assigning a frame copies all of its RoCE fields, its PFC
+ *   fields if it is a PFC frame, and its intHops valid INT entries (the rest, never read,
+ *   are left as they were).
  */
 
 #include "ns3/rdma-channel.h"
@@ -166,6 +167,7 @@ class RdmaMetaReuseTestCase : public TestCase
 
   private:
     /// \return a meta whose every byte before the INT stack differs from the default's
+    /// (kind is neither RoCE nor PFC)
     static RdmaMeta Filled(uint8_t byte, uint8_t intHops)
     {
         RdmaMeta m;
@@ -174,10 +176,18 @@ class RdmaMetaReuseTestCase : public TestCase
         return m;
     }
 
-    /// \return whether a and b agree on every byte before the INT stack
+    /// \return whether a and b agree on every byte of the RoCE headers (before the PFC fields)
     static bool SameHeaders(const RdmaMeta& a, const RdmaMeta& b)
     {
-        return std::memcmp(&a, &b, offsetof(RdmaMeta, intStack)) == 0;
+        return std::memcmp(&a, &b, offsetof(RdmaMeta, pfcClassEnable)) == 0;
+    }
+
+    /// \return whether a and b agree on the PFC fields
+    static bool SamePfc(const RdmaMeta& a, const RdmaMeta& b)
+    {
+        return std::memcmp(&a.pfcClassEnable,
+                           &b.pfcClassEnable,
+                           offsetof(RdmaMeta, intStack) - offsetof(RdmaMeta, pfcClassEnable)) == 0;
     }
 
     void DoRun() override
@@ -191,6 +201,13 @@ class RdmaMetaReuseTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(m.dport, 4791u, "a non-zero default (RoCEv2 port)");
         NS_TEST_ASSERT_MSG_EQ(unsigned(m.ttl), 64u, "a non-zero default (TTL)");
         NS_TEST_ASSERT_MSG_EQ(m.intStack[4].qlenBytes, 0xA5A5A5A5u, "INT lines untouched");
+        NS_TEST_ASSERT_MSG_EQ(m.pfcQuanta[7], 0xA5A5u, "PFC fields untouched");
+        // the RoCE headers end within a slot's second cache line (the PFC fields follow)
+        NS_TEST_ASSERT_MSG_EQ((offsetof(RdmaFrameSlot, frame) + offsetof(RdmaQueuedFrame, meta) +
+                                   offsetof(RdmaMeta, pfcClassEnable) <=
+                               128),
+                              true,
+                              "RoCE headers within two lines of a slot");
 
         // a frame with two INT entries assigned into a slot that held five
         RdmaQueuedFrame slot;
@@ -208,6 +225,9 @@ class RdmaMetaReuseTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(SameHeaders(slot.meta, src.meta), true, "headers copied");
         NS_TEST_ASSERT_MSG_EQ(slot.meta.intStack[1].qlenBytes, 200u, "valid INT entry copied");
         NS_TEST_ASSERT_MSG_EQ(slot.meta.intStack[2].qlenBytes, 0x11111111u, "stale entry kept");
+        NS_TEST_ASSERT_MSG_EQ(slot.meta.pfcQuanta[0],
+                              0x1111u,
+                              "a non-PFC frame's PFC fields not copied");
 
         RdmaQueuedFrame moved;
         moved.meta = Filled(0x22, 5);
@@ -216,6 +236,16 @@ class RdmaMetaReuseTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(SameHeaders(moved.meta, slot.meta), true, "headers moved");
         NS_TEST_ASSERT_MSG_EQ(moved.meta.intStack[0].qlenBytes, 100u, "valid INT entry moved");
         NS_TEST_ASSERT_MSG_EQ(moved.meta.intStack[2].qlenBytes, 0x22222222u, "stale entry kept");
+
+        // a PFC frame's class-enable vector and quanta are copied
+        RdmaQueuedFrame pfc;
+        pfc.meta = Filled(0x33, 0);
+        pfc.meta.kind = RdmaFrameKind::PFC;
+        RdmaQueuedFrame pfcSlot;
+        pfcSlot.meta = Filled(0x44, 0);
+        pfcSlot = pfc;
+        NS_TEST_ASSERT_MSG_EQ(SameHeaders(pfcSlot.meta, pfc.meta), true, "PFC frame headers");
+        NS_TEST_ASSERT_MSG_EQ(SamePfc(pfcSlot.meta, pfc.meta), true, "PFC fields copied");
 
         RdmaQueuedFrame& alias = moved;
         moved = alias; // self-assignment keeps the frame

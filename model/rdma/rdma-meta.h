@@ -100,14 +100,12 @@ struct RdmaMeta
      * requester learns the responder's from the first ACK/NAK/CNP/READ response.
      */
     uint32_t srcQp{0};
-    // Read at the end hosts only (RTT, RETH, immediate data, message completion), or by
-    // PFC frames.
-    uint64_t sendTimeNs{0};     //!< sender timestamp echoed for RTT (TIMELY/Swift)
-    uint64_t rethVa{0};         //!< RETH virtual address (WRITE first/only, READ req)
-    uint32_t rethLen{0};        //!< RETH DMA length
-    uint32_t immData{0};        //!< ImmDt (opcodes *_IMM): 4 bytes of immediate data
-    uint16_t pfcClassEnable{0}; //!< PFC: class-enable vector
-    uint16_t pfcQuanta[8]{};    //!< PFC: pause time per priority (512-bit-time quanta)
+    // Read or written at the end hosts on every RoCE frame (RTT, message completion,
+    // RETH, immediate data): with the fields above they fill the first two cache lines of
+    // a frame slot (static_assert in rdma-net-device.h), so a host builds or reads a frame
+    // on two lines.
+    uint32_t immData{0};    //!< ImmDt (opcodes *_IMM): 4 bytes of immediate data
+    uint64_t sendTimeNs{0}; //!< sender timestamp echoed for RTT (TIMELY/Swift)
     /// Model-only, last packet of a WRITE/SEND: the message's user tag (as immediate data)
     uint64_t immTag{0};
     /// Model-only, last packet of a WRITE/SEND: the message's first user word
@@ -118,17 +116,25 @@ struct RdmaMeta
     int64_t msgPostTs{0};
     /// Model-only, last packet of a WRITE/SEND: the message's length in bytes
     uint64_t msgBytes{0};
+    uint64_t rethVa{0};  //!< RETH virtual address (WRITE first/only, READ req)
+    uint32_t rethLen{0}; //!< RETH DMA length
+    // PFC frames only (kind PFC): a RoCE frame's copies of them are never read, so
+    // ResetHeaders and CopyFrom of a RoCE frame leave them (and their cache line) alone.
+    uint16_t pfcClassEnable{0};   //!< PFC: class-enable vector
+    uint16_t pfcQuanta[8]{};      //!< PFC: pause time per priority (512-bit-time quanta)
     IntHop intStack[kMaxIntHops]; //!< INT stack (only intHops entries valid; HPCC, Swift)
 
     /**
-     * Reset every field to its default (intHops to 0) except the INT stack, whose entries
-     * past intHops are never read: a frame built in a pooled slot does not write the
-     * slot's INT lines.
+     * Reset the headers of a RoCE frame to their defaults (intHops to 0): every field but
+     * the PFC fields and the INT stack, which a RoCE frame never reads (the INT entries
+     * past intHops are never read either): a frame built in a pooled slot writes only the
+     * slot's first two lines.
      */
     void ResetHeaders();
     /**
-     * Copy \p o: every field but the INT stack, and o's intHops valid INT entries (the
-     * entries past them keep whatever they held: they are never read).
+     * Copy \p o: every field but the PFC fields and the INT stack; the PFC fields too if
+     * \p o is a PFC frame; and o's intHops valid INT entries (what is not copied keeps
+     * whatever it held: it is never read).
      * \param o the headers to copy
      */
     void CopyFrom(const RdmaMeta& o);
@@ -143,7 +149,7 @@ inline const RdmaMeta kDefaultRdmaMeta{};
 inline void
 RdmaMeta::ResetHeaders()
 {
-    std::memcpy(static_cast<void*>(this), &kDefaultRdmaMeta, offsetof(RdmaMeta, intStack));
+    std::memcpy(static_cast<void*>(this), &kDefaultRdmaMeta, offsetof(RdmaMeta, pfcClassEnable));
 }
 
 inline void
@@ -153,7 +159,13 @@ RdmaMeta::CopyFrom(const RdmaMeta& o)
     {
         return; // memcpy's ranges must not overlap
     }
-    std::memcpy(static_cast<void*>(this), &o, offsetof(RdmaMeta, intStack));
+    std::memcpy(static_cast<void*>(this), &o, offsetof(RdmaMeta, pfcClassEnable));
+    if (o.kind == RdmaFrameKind::PFC)
+    {
+        std::memcpy(static_cast<void*>(&pfcClassEnable),
+                    &o.pfcClassEnable,
+                    offsetof(RdmaMeta, intStack) - offsetof(RdmaMeta, pfcClassEnable));
+    }
     std::copy(o.intStack, o.intStack + std::min<uint8_t>(o.intHops, kMaxIntHops), intStack);
 }
 

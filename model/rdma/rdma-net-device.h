@@ -133,7 +133,8 @@ struct RdmaQueuedFrame
  * allocation once the pool has grown to the peak number of frames alive. Internal to
  * RdmaNetDevice and RdmaChannel. A slot is 64-byte aligned: the frame's packet pointer,
  * inPort and the per-hop fields of its meta (kind ... srcQp) share the slot's first cache
- * line, so a switch hop touches one line of the frame.
+ * line, so a switch hop touches one line of the frame; the fields an end host reads or
+ * writes on a RoCE frame fill the second, so a host touches two.
  *
  * The pool (like RdmaEventPool's) is process-wide memory, not simulation state: a slot is
  * returned when its frame is delivered or its device / channel is disposed, and a free slot
@@ -162,6 +163,10 @@ static_assert(offsetof(RdmaFrameSlot, frame) + offsetof(RdmaQueuedFrame, meta) +
                       offsetof(RdmaMeta, srcQp) + sizeof(uint32_t) <=
                   64,
               "the per-hop fields of a frame fit the first cache line of its slot");
+static_assert(offsetof(RdmaFrameSlot, frame) + offsetof(RdmaQueuedFrame, meta) +
+                      offsetof(RdmaMeta, pfcClassEnable) <=
+                  128,
+              "the end-host fields of a RoCE frame fit the first two cache lines of its slot");
 
 class RdmaNetDevice;
 
