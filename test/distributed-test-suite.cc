@@ -658,7 +658,7 @@ class MpiAvailabilityTestCase : public TestCase
         RdmaRemoteChannel::Encode(h, 7, batch);
         const uint8_t* end = batch.data() + batch.size();
         RdmaQueuedFrame g;
-        g.inPort = 9;
+        g.meta.inPort = 9;
         uint64_t tie = 0;
         const uint8_t* next = RdmaRemoteChannel::Decode(batch.data(), end, g, tie);
         NS_TEST_ASSERT_MSG_EQ(next, batch.data() + first, "decoded up to the second frame");
@@ -667,7 +667,7 @@ class MpiAvailabilityTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(g.meta.immTag, 77u, "tag");
         NS_TEST_ASSERT_MSG_EQ(g.meta.msgPostTs, 123456789, "post time");
         NS_TEST_ASSERT_MSG_EQ(g.meta.intStack[1].qlenBytes, 4321u, "INT");
-        NS_TEST_ASSERT_MSG_EQ(g.inPort, 0u, "no ingress port yet");
+        NS_TEST_ASSERT_MSG_EQ(g.meta.inPort, 0u, "no ingress port yet");
         NS_TEST_ASSERT_MSG_EQ(g.packet, nullptr, "lazy frame stays lazy");
         next = RdmaRemoteChannel::Decode(next, end, g, tie);
         NS_TEST_ASSERT_MSG_EQ(next, end, "decoded with bytes, up to the end of the batch");

@@ -6,10 +6,12 @@
  *   frame built eagerly with RoceFrame::Build, including a CE mark set before building;
  * - 240 back-to-back frames on a long link (10 us, ~113 frames in flight, more than the
  *   FIFO's initial capacity) arrive at the closed-form times k x txTime + delay;
- * - a pooled slot's reuse: RdmaMeta::ResetHeaders gives every field but the PFC fields and
- *   the INT stack its default, and assigning a frame copies all of its RoCE fields, its PFC
- *   fields if it is a PFC frame, and its intHops valid INT entries (the rest, never read,
- *   are left as they were).
+ * - a pooled slot's reuse: RdmaMeta::ResetHeaders gives the per-hop and end-host parts
+ *   their defaults, ResetHopHeaders the per-hop part only; assigning a frame copies its
+ *   per-hop part, its end-host part if its opcode carries one (CarriesEndHostFields, checked
+ *   for every opcode), its PFC fields if it is a PFC frame, and its intHops valid INT
+ *   entries (the rest, never read, are left as they were); the per-hop part fills one line
+ *   of a slot, the end-host part the next.
  */
 
 #include "ns3/rdma-channel.h"
@@ -161,68 +163,129 @@ class RdmaMetaReuseTestCase : public TestCase
 {
   public:
     RdmaMetaReuseTestCase()
-        : TestCase("meta reset and copy touch every header and only the valid INT entries")
+        : TestCase(
+              "meta reset and copy touch the parts a frame carries and only the valid INT entries")
     {
     }
 
   private:
-    /// \return a meta whose every byte before the INT stack differs from the default's
-    /// (kind is neither RoCE nor PFC)
-    static RdmaMeta Filled(uint8_t byte, uint8_t intHops)
+    /// \return a RoCE frame's meta (\p opcode) whose every other byte differs from the
+    /// default's
+    static RdmaMeta Filled(uint8_t byte, uint8_t intHops, uint8_t opcode)
     {
         RdmaMeta m;
         std::memset(static_cast<void*>(&m), byte, sizeof(m));
+        m.kind = RdmaFrameKind::ROCE;
+        m.opcode = opcode;
         m.intHops = intHops;
         return m;
     }
 
-    /// \return whether a and b agree on every byte of the RoCE headers (before the PFC fields)
-    static bool SameHeaders(const RdmaMeta& a, const RdmaMeta& b)
+    /// \return whether a and b agree on the bytes [from, to) of the meta
+    static bool Same(const RdmaMeta& a, const RdmaMeta& b, std::size_t from, std::size_t to)
     {
-        return std::memcmp(&a, &b, offsetof(RdmaMeta, pfcClassEnable)) == 0;
+        return std::memcmp(reinterpret_cast<const char*>(&a) + from,
+                           reinterpret_cast<const char*>(&b) + from,
+                           to - from) == 0;
+    }
+
+    /// \return whether a and b agree on the per-hop part
+    static bool SameHop(const RdmaMeta& a, const RdmaMeta& b)
+    {
+        return Same(a, b, 0, offsetof(RdmaMeta, immTag));
+    }
+
+    /// \return whether a and b agree on the end-host part
+    static bool SameEnd(const RdmaMeta& a, const RdmaMeta& b)
+    {
+        return Same(a, b, offsetof(RdmaMeta, immTag), offsetof(RdmaMeta, pfcClassEnable));
     }
 
     /// \return whether a and b agree on the PFC fields
     static bool SamePfc(const RdmaMeta& a, const RdmaMeta& b)
     {
-        return std::memcmp(&a.pfcClassEnable,
-                           &b.pfcClassEnable,
-                           offsetof(RdmaMeta, intStack) - offsetof(RdmaMeta, pfcClassEnable)) == 0;
+        return Same(a, b, offsetof(RdmaMeta, pfcClassEnable), offsetof(RdmaMeta, intStack));
     }
 
     void DoRun() override
     {
+        using namespace RoceOpcode;
         const RdmaMeta def{};
-        RdmaMeta m = Filled(0xA5, 3);
-        NS_TEST_ASSERT_MSG_EQ(SameHeaders(m, def), false, "filled headers differ");
+        // the per-hop part fills at most a slot's first line, the end-host part its second
+        const std::size_t at = offsetof(RdmaFrameSlot, frame) + offsetof(RdmaQueuedFrame, meta);
+        NS_TEST_ASSERT_MSG_EQ((at + offsetof(RdmaMeta, immTag) <= 64), true, "per-hop line");
+        NS_TEST_ASSERT_MSG_EQ((at + offsetof(RdmaMeta, immTag) > 64 - sizeof(uint64_t)),
+                              true,
+                              "the per-hop line is full (the send time is its last field)");
+        NS_TEST_ASSERT_MSG_EQ((at + offsetof(RdmaMeta, pfcClassEnable) <= 128),
+                              true,
+                              "end-host line");
+
+        RdmaMeta m = Filled(0xA5, 3, WRITE_ONLY);
+        NS_TEST_ASSERT_MSG_EQ(SameHop(m, def) || SameEnd(m, def), false, "filled headers");
         m.ResetHeaders();
-        NS_TEST_ASSERT_MSG_EQ(SameHeaders(m, def), true, "every header back to its default");
+        NS_TEST_ASSERT_MSG_EQ(SameHop(m, def), true, "every per-hop header back to default");
+        NS_TEST_ASSERT_MSG_EQ(SameEnd(m, def), true, "every end-host field back to default");
         NS_TEST_ASSERT_MSG_EQ(unsigned(m.intHops), 0u, "no valid INT entry");
         NS_TEST_ASSERT_MSG_EQ(m.dport, 4791u, "a non-zero default (RoCEv2 port)");
         NS_TEST_ASSERT_MSG_EQ(unsigned(m.ttl), 64u, "a non-zero default (TTL)");
         NS_TEST_ASSERT_MSG_EQ(m.intStack[4].qlenBytes, 0xA5A5A5A5u, "INT lines untouched");
         NS_TEST_ASSERT_MSG_EQ(m.pfcQuanta[7], 0xA5A5u, "PFC fields untouched");
-        // the RoCE headers end within a slot's second cache line (the PFC fields follow)
-        NS_TEST_ASSERT_MSG_EQ((offsetof(RdmaFrameSlot, frame) + offsetof(RdmaQueuedFrame, meta) +
-                                   offsetof(RdmaMeta, pfcClassEnable) <=
-                               128),
-                              true,
-                              "RoCE headers within two lines of a slot");
+
+        m = Filled(0xA6, 0, WRITE_MIDDLE);
+        m.ResetHopHeaders();
+        NS_TEST_ASSERT_MSG_EQ(SameHop(m, def), true, "ResetHopHeaders: per-hop part reset");
+        NS_TEST_ASSERT_MSG_EQ(m.msgBytes, 0xA6A6A6A6A6A6A6A6u, "... end-host line untouched");
+        m.ResetEndHostFields();
+        NS_TEST_ASSERT_MSG_EQ(SameEnd(m, def), true, "ResetEndHostFields");
+
+        // which opcodes carry the end-host part
+        const uint8_t carrying[] = {SEND_LAST,
+                                    SEND_LAST_IMM,
+                                    SEND_ONLY,
+                                    SEND_ONLY_IMM,
+                                    WRITE_FIRST,
+                                    WRITE_LAST,
+                                    WRITE_LAST_IMM,
+                                    WRITE_ONLY,
+                                    WRITE_ONLY_IMM,
+                                    READ_REQUEST};
+        const uint8_t bare[] = {SEND_FIRST,
+                                SEND_MIDDLE,
+                                WRITE_MIDDLE,
+                                READ_RESP_FIRST,
+                                READ_RESP_MIDDLE,
+                                READ_RESP_LAST,
+                                READ_RESP_ONLY,
+                                ACK,
+                                CNP};
+        for (uint8_t op : carrying)
+        {
+            NS_TEST_ASSERT_MSG_EQ(Filled(0, 0, op).CarriesEndHostFields(), true, "opcode " << +op);
+        }
+        for (uint8_t op : bare)
+        {
+            NS_TEST_ASSERT_MSG_EQ(Filled(0, 0, op).CarriesEndHostFields(), false, "opcode " << +op);
+        }
+        RdmaMeta pfcMeta;
+        pfcMeta.kind = RdmaFrameKind::PFC;
+        NS_TEST_ASSERT_MSG_EQ(pfcMeta.CarriesEndHostFields(), false, "a PFC frame");
 
         // a frame with two INT entries assigned into a slot that held five
         RdmaQueuedFrame slot;
-        slot.meta = Filled(0x11, 5);
+        slot.meta = Filled(0x11, 5, WRITE_ONLY);
         RdmaQueuedFrame src;
         src.packet = Create<Packet>(10);
-        src.inPort = 7;
-        src.meta = Filled(0x5A, 2);
+        src.meta = Filled(0x5A, 2, WRITE_LAST);
+        src.meta.inPort = 7;
         src.meta.intStack[0].qlenBytes = 100;
         src.meta.intStack[1].qlenBytes = 200;
         const Ptr<Packet> p = src.packet;
         slot = src; // copy
         NS_TEST_ASSERT_MSG_EQ(slot.packet, p, "packet copied");
-        NS_TEST_ASSERT_MSG_EQ(slot.inPort, 7u, "inPort copied");
-        NS_TEST_ASSERT_MSG_EQ(SameHeaders(slot.meta, src.meta), true, "headers copied");
+        NS_TEST_ASSERT_MSG_EQ(slot.meta.inPort, 7u, "inPort copied");
+        NS_TEST_ASSERT_MSG_EQ(SameHop(slot.meta, src.meta), true, "per-hop headers copied");
+        NS_TEST_ASSERT_MSG_EQ(SameEnd(slot.meta, src.meta), true, "end-host fields copied");
         NS_TEST_ASSERT_MSG_EQ(slot.meta.intStack[1].qlenBytes, 200u, "valid INT entry copied");
         NS_TEST_ASSERT_MSG_EQ(slot.meta.intStack[2].qlenBytes, 0x11111111u, "stale entry kept");
         NS_TEST_ASSERT_MSG_EQ(slot.meta.pfcQuanta[0],
@@ -230,27 +293,38 @@ class RdmaMetaReuseTestCase : public TestCase
                               "a non-PFC frame's PFC fields not copied");
 
         RdmaQueuedFrame moved;
-        moved.meta = Filled(0x22, 5);
+        moved.meta = Filled(0x22, 5, ACK);
         moved = std::move(src);
         NS_TEST_ASSERT_MSG_EQ(moved.packet, p, "packet moved");
-        NS_TEST_ASSERT_MSG_EQ(SameHeaders(moved.meta, slot.meta), true, "headers moved");
+        NS_TEST_ASSERT_MSG_EQ(SameHop(moved.meta, slot.meta), true, "headers moved");
+        NS_TEST_ASSERT_MSG_EQ(SameEnd(moved.meta, slot.meta), true, "end-host fields moved");
         NS_TEST_ASSERT_MSG_EQ(moved.meta.intStack[0].qlenBytes, 100u, "valid INT entry moved");
         NS_TEST_ASSERT_MSG_EQ(moved.meta.intStack[2].qlenBytes, 0x22222222u, "stale entry kept");
 
+        // a middle packet (and an ACK) leaves the slot's end-host line as it was
+        RdmaQueuedFrame middle;
+        middle.meta = Filled(0x66, 0, SEND_MIDDLE);
+        RdmaQueuedFrame middleSlot;
+        middleSlot.meta = Filled(0x77, 0, WRITE_ONLY);
+        const RdmaMeta before = middleSlot.meta;
+        middleSlot = middle;
+        NS_TEST_ASSERT_MSG_EQ(SameHop(middleSlot.meta, middle.meta), true, "middle: per-hop");
+        NS_TEST_ASSERT_MSG_EQ(SameEnd(middleSlot.meta, before), true, "middle: end-host kept");
+
         // a PFC frame's class-enable vector and quanta are copied
         RdmaQueuedFrame pfc;
-        pfc.meta = Filled(0x33, 0);
+        pfc.meta = Filled(0x33, 0, 0);
         pfc.meta.kind = RdmaFrameKind::PFC;
         RdmaQueuedFrame pfcSlot;
-        pfcSlot.meta = Filled(0x44, 0);
+        pfcSlot.meta = Filled(0x44, 0, WRITE_ONLY);
         pfcSlot = pfc;
-        NS_TEST_ASSERT_MSG_EQ(SameHeaders(pfcSlot.meta, pfc.meta), true, "PFC frame headers");
+        NS_TEST_ASSERT_MSG_EQ(SameHop(pfcSlot.meta, pfc.meta), true, "PFC frame headers");
         NS_TEST_ASSERT_MSG_EQ(SamePfc(pfcSlot.meta, pfc.meta), true, "PFC fields copied");
 
         RdmaQueuedFrame& alias = moved;
         moved = alias; // self-assignment keeps the frame
         NS_TEST_ASSERT_MSG_EQ(moved.packet, p, "packet kept");
-        NS_TEST_ASSERT_MSG_EQ(SameHeaders(moved.meta, slot.meta), true, "headers kept");
+        NS_TEST_ASSERT_MSG_EQ(SameHop(moved.meta, slot.meta), true, "headers kept");
     }
 };
 

@@ -252,7 +252,7 @@ RdmaRemoteChannel::Decode(const uint8_t* p,
     }
     std::memcpy(&tie, p + 8, 8);
     std::memcpy(&frame.meta, p + 16, sizeof(RdmaMeta));
-    frame.inPort = 0;
+    frame.meta.inPort = 0;
     p += kHeaderBytes;
     frame.packet = nullptr;
     if (flags & kFlagBytes)

@@ -985,7 +985,7 @@ RdmaHostStack::BuildReadResponse(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint
     const bool first = off == 0;
     const bool last = idx + 1 == job.endIdx;
     RdmaMeta& m = frame.meta;
-    m.ResetHeaders();
+    m.ResetHopHeaders(); // a READ response carries no end-host part
     m.kind = RdmaFrameKind::ROCE;
     m.priority = qp->m_priority;
     m.ecn = 2;
@@ -1007,7 +1007,6 @@ RdmaHostStack::BuildReadResponse(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint
     m.sendTimeNs = nowPs / 1000;
     m.frameBytes = RoceFrame::GetFrameBytes(m);
     frame.packet = nullptr; // built from meta by the device only if a sniffer/sink wants it
-    frame.inPort = 0;
     ++job.nextIdx;
     if (job.nextIdx == job.endIdx)
     {
@@ -1041,38 +1040,51 @@ RdmaHostStack::BuildData(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t now
     const bool first = off == 0;
     const bool last = off + 1 == msg.nPkts;
 
-    RdmaMeta& m = frame.meta;
-    m.ResetHeaders();
-    m.kind = RdmaFrameKind::ROCE;
-    m.priority = qp->m_priority;
-    m.ecn = 2; // ECT(0)
     uint64_t nextIdx = idx + 1;
+    uint8_t opcode;
     if (msg.kind == RdmaMsgKind::WRITE && msg.withImm)
     {
         // WRITE with immediate data: the last frame carries it (ImmDt)
-        m.opcode = first ? (last ? RoceOpcode::WRITE_ONLY_IMM : RoceOpcode::WRITE_FIRST)
-                         : (last ? RoceOpcode::WRITE_LAST_IMM : RoceOpcode::WRITE_MIDDLE);
-        m.immData = last ? msg.imm : 0;
+        opcode = first ? (last ? RoceOpcode::WRITE_ONLY_IMM : RoceOpcode::WRITE_FIRST)
+                       : (last ? RoceOpcode::WRITE_LAST_IMM : RoceOpcode::WRITE_MIDDLE);
     }
     else if (msg.kind == RdmaMsgKind::WRITE)
     {
-        m.opcode = first ? (last ? RoceOpcode::WRITE_ONLY : RoceOpcode::WRITE_FIRST)
-                         : (last ? RoceOpcode::WRITE_LAST : RoceOpcode::WRITE_MIDDLE);
+        opcode = first ? (last ? RoceOpcode::WRITE_ONLY : RoceOpcode::WRITE_FIRST)
+                       : (last ? RoceOpcode::WRITE_LAST : RoceOpcode::WRITE_MIDDLE);
     }
     else if (msg.kind == RdmaMsgKind::SEND)
     {
-        m.opcode = first ? (last ? RoceOpcode::SEND_ONLY : RoceOpcode::SEND_FIRST)
-                         : (last ? RoceOpcode::SEND_LAST : RoceOpcode::SEND_MIDDLE);
+        opcode = first ? (last ? RoceOpcode::SEND_ONLY : RoceOpcode::SEND_FIRST)
+                       : (last ? RoceOpcode::SEND_LAST : RoceOpcode::SEND_MIDDLE);
     }
     else
     {
         // READ request for the rest of the message from packet `off` on; it consumes the
         // PSNs of all its response packets
-        m.opcode = RoceOpcode::READ_REQUEST;
-        m.rethVa = msg.startByte + offBytes;
-        m.rethLen = uint32_t(msg.bytes - offBytes);
+        opcode = RoceOpcode::READ_REQUEST;
         payload = 0;
         nextIdx = msg.firstPkt + msg.nPkts;
+    }
+
+    RdmaMeta& m = frame.meta;
+    m.ResetHopHeaders();
+    m.kind = RdmaFrameKind::ROCE;
+    m.opcode = opcode;
+    if (m.CarriesEndHostFields())
+    {
+        m.ResetEndHostFields(); // a middle packet leaves the slot's end-host line alone
+    }
+    m.priority = qp->m_priority;
+    m.ecn = 2; // ECT(0)
+    if (msg.kind == RdmaMsgKind::WRITE && msg.withImm && last)
+    {
+        m.immData = msg.imm;
+    }
+    if (opcode == RoceOpcode::READ_REQUEST)
+    {
+        m.rethVa = msg.startByte + offBytes;
+        m.rethLen = uint32_t(msg.bytes - offBytes);
     }
     const uint64_t win = qp->m_cc->GetWindow();
     const uint64_t inflightAfter = qp->m_sndNxtByte + payload - qp->m_sndUnaByte;
@@ -1103,7 +1115,6 @@ RdmaHostStack::BuildData(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t now
     m.sendTimeNs = nowPs / 1000;
     m.frameBytes = RoceFrame::GetFrameBytes(m);
     frame.packet = nullptr; // built from meta by the device only if a sniffer/sink wants it
-    frame.inPort = 0;
 
     // advance
     if (idx < qp->m_maxSentPkt)

@@ -6,11 +6,11 @@
  * per-hop path. Whoever changes a header field that is on the wire (ECN CE
  * mark, INT) changes both (see RoceFrame::SetCe / RoceFrame::Sync).
  * Model-only fields that are NOT serialized into the bytes: sendTimeNs, the
- * INT stack, srcQp and the message fields of a last packet (immTag, msgUser,
- * msgUser2, msgPostTs, msgBytes). They travel in the meta only (frameBytes does not include
- * them), but they travel IN THE FRAME: a receiver learns nothing through pointers to
- * the sender's objects, so a frame that crosses to another MPI rank
- * (RdmaRemoteChannel) carries everything its receiver needs.
+ * INT stack, srcQp, a switch's inPort and the message fields of a last packet (immTag,
+ * msgUser, msgUser2, msgPostTs, msgBytes). They travel in the meta only (frameBytes does not
+ * include them), but they travel IN THE FRAME: a receiver learns nothing through pointers to the
+ * sender's objects, so a frame that crosses to another MPI rank (RdmaRemoteChannel) carries
+ * everything its receiver needs.
  */
 
 #ifndef RDMA_META_H
@@ -70,12 +70,22 @@ constexpr uint8_t kMaxIntHops = 5; //!< INT stack depth
 /**
  * \ingroup astra-sim
  * Parsed headers of one frame (plain data, copied by value).
+ *
+ * Two parts, each on one cache line of a frame slot (RdmaFrameSlot; static_asserts in
+ * rdma-net-device.h):
+ * - the **per-hop part** (kind ... sendTimeNs): every frame's, read at every hop and on
+ *   every frame a host receives;
+ * - the **end-host part** (immTag ... immData): valid only in a RoCE frame whose opcode
+ *   carries any of it (CarriesEndHostFields: the first packet of a WRITE, the last or
+ *   only packet of a WRITE or SEND, a READ request). The middle packets of a message,
+ *   READ responses, ACKs and CNPs leave it as it was (nothing reads it in them), so the
+ *   most frequent frames are built, copied and read on one line.
+ *
+ * The PFC fields are valid in PFC frames only, the INT stack up to intHops.
  */
 struct RdmaMeta
 {
-    // Read at every hop (switch forwarding, MMU, device queues) and at the receiving host:
-    // the first 44 bytes, so that with RdmaQueuedFrame's packet and inPort they share one
-    // cache line of a frame slot (RdmaFrameSlot is 64-byte aligned).
+    // ---- per-hop part: with RdmaQueuedFrame's packet pointer, one line of a slot
     RdmaFrameKind kind{RdmaFrameKind::ROCE}; //!< frame class
     uint8_t priority{0};                     //!< 802.1Q PCP (egress queue index 0..7)
     uint8_t ecn{0};                          //!< IPv4 ECN bits (0 Not-ECT, 2 ECT(0), 3 CE)
@@ -100,12 +110,13 @@ struct RdmaMeta
      * requester learns the responder's from the first ACK/NAK/CNP/READ response.
      */
     uint32_t srcQp{0};
-    // Read or written at the end hosts on every RoCE frame (RTT, message completion,
-    // RETH, immediate data): with the fields above they fill the first two cache lines of
-    // a frame slot (static_assert in rdma-net-device.h), so a host builds or reads a frame
-    // on two lines.
-    uint32_t immData{0};    //!< ImmDt (opcodes *_IMM): 4 bytes of immediate data
-    uint64_t sendTimeNs{0}; //!< sender timestamp echoed for RTT (TIMELY/Swift)
+    /// Model-only, switch-local: the ingress port (and priority and tag bits) of a frame
+    /// queued in a switch, for the MMU's release at dequeue (RdmaSwitch)
+    uint32_t inPort{0};
+    /// Model-only: sender timestamp, echoed by the ACK for RTT samples (TIMELY/Swift)
+    uint64_t sendTimeNs{0};
+
+    // ---- end-host part (CarriesEndHostFields): the next line of a slot
     /// Model-only, last packet of a WRITE/SEND: the message's user tag (as immediate data)
     uint64_t immTag{0};
     /// Model-only, last packet of a WRITE/SEND: the message's first user word
@@ -118,23 +129,41 @@ struct RdmaMeta
     uint64_t msgBytes{0};
     uint64_t rethVa{0};  //!< RETH virtual address (WRITE first/only, READ req)
     uint32_t rethLen{0}; //!< RETH DMA length
-    // PFC frames only (kind PFC): a RoCE frame's copies of them are never read, so
-    // ResetHeaders and CopyFrom of a RoCE frame leave them (and their cache line) alone.
+    uint32_t immData{0}; //!< ImmDt (opcodes *_IMM): 4 bytes of immediate data
+
+    // ---- PFC frames only (kind PFC)
     uint16_t pfcClassEnable{0};   //!< PFC: class-enable vector
     uint16_t pfcQuanta[8]{};      //!< PFC: pause time per priority (512-bit-time quanta)
     IntHop intStack[kMaxIntHops]; //!< INT stack (only intHops entries valid; HPCC, Swift)
 
     /**
-     * Reset the headers of a RoCE frame to their defaults (intHops to 0): every field but
-     * the PFC fields and the INT stack, which a RoCE frame never reads (the INT entries
-     * past intHops are never read either): a frame built in a pooled slot writes only the
-     * slot's first two lines.
+     * \return whether this frame carries the end-host part: a RoCE frame whose opcode has
+     * a RETH, immediate data or the message fields of a last packet (every opcode but the
+     * first and middle packets of a SEND, the middle packets of a WRITE, READ responses,
+     * ACK and CNP)
+     */
+    bool CarriesEndHostFields() const
+    {
+        return kind == RdmaFrameKind::ROCE && opcode != RoceOpcode::SEND_FIRST &&
+               opcode != RoceOpcode::SEND_MIDDLE && opcode != RoceOpcode::WRITE_MIDDLE &&
+               !(opcode >= RoceOpcode::READ_RESP_FIRST && opcode <= RoceOpcode::READ_RESP_ONLY) &&
+               opcode != RoceOpcode::ACK && opcode != RoceOpcode::CNP;
+    }
+
+    /**
+     * Reset the per-hop part and the end-host part to their defaults (intHops to 0), for
+     * a frame that carries the end-host part; the PFC fields and the INT stack are left
+     * as they were (a RoCE frame never reads them, nor INT entries past intHops).
      */
     void ResetHeaders();
+    /// Reset the per-hop part only, for a frame that does not carry the end-host part.
+    void ResetHopHeaders();
+    /// Reset the end-host part only.
+    void ResetEndHostFields();
     /**
-     * Copy \p o: every field but the PFC fields and the INT stack; the PFC fields too if
-     * \p o is a PFC frame; and o's intHops valid INT entries (what is not copied keeps
-     * whatever it held: it is never read).
+     * Copy \p o: its per-hop part; its end-host part if it carries one; its PFC fields if
+     * it is a PFC frame; its intHops valid INT entries. What is not copied keeps whatever
+     * it held: nothing reads it.
      * \param o the headers to copy
      */
     void CopyFrom(const RdmaMeta& o);
@@ -153,18 +182,42 @@ RdmaMeta::ResetHeaders()
 }
 
 inline void
+RdmaMeta::ResetHopHeaders()
+{
+    std::memcpy(static_cast<void*>(this), &kDefaultRdmaMeta, offsetof(RdmaMeta, immTag));
+}
+
+inline void
+RdmaMeta::ResetEndHostFields()
+{
+    constexpr std::size_t kHop = offsetof(RdmaMeta, immTag);
+    std::memcpy(reinterpret_cast<char*>(this) + kHop,
+                reinterpret_cast<const char*>(&kDefaultRdmaMeta) + kHop,
+                offsetof(RdmaMeta, pfcClassEnable) - kHop);
+}
+
+inline void
 RdmaMeta::CopyFrom(const RdmaMeta& o)
 {
     if (&o == this)
     {
         return; // memcpy's ranges must not overlap
     }
-    std::memcpy(static_cast<void*>(this), &o, offsetof(RdmaMeta, pfcClassEnable));
-    if (o.kind == RdmaFrameKind::PFC)
+    constexpr std::size_t kHop = offsetof(RdmaMeta, immTag);
+    constexpr std::size_t kEnd = offsetof(RdmaMeta, pfcClassEnable);
+    constexpr std::size_t kPfc = offsetof(RdmaMeta, intStack);
+    std::memcpy(static_cast<void*>(this), &o, kHop);
+    if (o.CarriesEndHostFields())
     {
-        std::memcpy(static_cast<void*>(&pfcClassEnable),
-                    &o.pfcClassEnable,
-                    offsetof(RdmaMeta, intStack) - offsetof(RdmaMeta, pfcClassEnable));
+        std::memcpy(reinterpret_cast<char*>(this) + kHop,
+                    reinterpret_cast<const char*>(&o) + kHop,
+                    kEnd - kHop);
+    }
+    else if (o.kind == RdmaFrameKind::PFC)
+    {
+        std::memcpy(reinterpret_cast<char*>(this) + kEnd,
+                    reinterpret_cast<const char*>(&o) + kEnd,
+                    kPfc - kEnd);
     }
     std::copy(o.intStack, o.intStack + std::min<uint8_t>(o.intHops, kMaxIntHops), intStack);
 }

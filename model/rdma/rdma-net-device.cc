@@ -651,7 +651,7 @@ RdmaNetDevice::StartNext()
             m_pfcPending = false;
             RdmaFrameSlot* s = RdmaFrameSlot::Get();
             s->frame.meta = m_pfcMeta;
-            s->frame.inPort = 0;
+            s->frame.meta.inPort = 0;
             s->frame.packet =
                 RoceFrame::BuildPfc(s->frame.meta, Mac48Address::ConvertFrom(GetAddress()));
             StartTransmit(s);

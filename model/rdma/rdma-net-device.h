@@ -95,8 +95,7 @@ struct RdmaQueuedFrame
      * model, an RxHandler installed with usesPacket = true). See RdmaNetDevice::EnsurePacket.
      */
     Ptr<Packet> packet;
-    uint32_t inPort{0}; //!< ingress port index on a switch (for MMU release)
-    RdmaMeta meta;      //!< parsed headers (the per-hop fields first)
+    RdmaMeta meta; //!< parsed headers (the per-hop fields first), and the switch's inPort
 
     RdmaQueuedFrame() = default;
     RdmaQueuedFrame(const RdmaQueuedFrame&) = default;
@@ -111,7 +110,6 @@ struct RdmaQueuedFrame
     RdmaQueuedFrame& operator=(const RdmaQueuedFrame& o)
     {
         packet = o.packet;
-        inPort = o.inPort;
         meta.CopyFrom(o.meta);
         return *this;
     }
@@ -120,7 +118,6 @@ struct RdmaQueuedFrame
     RdmaQueuedFrame& operator=(RdmaQueuedFrame&& o) noexcept
     {
         packet = std::move(o.packet);
-        inPort = o.inPort;
         meta.CopyFrom(o.meta);
         return *this;
     }
@@ -131,15 +128,17 @@ struct RdmaQueuedFrame
  * Pooled storage of one frame while it is queued in a device or in flight on a channel.
  * Frames move between queues and links as pointers to slots: no copy per hop, and no
  * allocation once the pool has grown to the peak number of frames alive. Internal to
- * RdmaNetDevice and RdmaChannel. A slot is 64-byte aligned: the frame's packet pointer,
- * inPort and the per-hop fields of its meta (kind ... srcQp) share the slot's first cache
- * line, so a switch hop touches one line of the frame; the fields an end host reads or
- * writes on a RoCE frame fill the second, so a host touches two.
+ * RdmaNetDevice and RdmaChannel. A slot is 64-byte aligned: the frame's packet pointer
+ * and the per-hop part of its meta (kind ... sendTimeNs, with the switch's inPort) share
+ * the slot's first cache line, so a switch hop, and a host building, receiving or
+ * acknowledging the middle packets of a message or an ACK, touch one line of the frame;
+ * the end-host part (RdmaMeta::CarriesEndHostFields) fills the second.
  *
  * The pool (like RdmaEventPool's) is process-wide memory, not simulation state: a slot is
  * returned when its frame is delivered or its device / channel is disposed, and a free slot
  * holds no frame (its packet reference is dropped; a frame built or moved into it writes
- * every field but the INT entries past its intHops, which nothing reads).
+ * every field it carries: not the end-host part unless CarriesEndHostFields, not the PFC
+ * fields unless a PFC frame, not the INT entries past its intHops; nothing reads them).
  * A second simulation in the process reuses the memory and sees nothing of the first.
  */
 struct alignas(64) RdmaFrameSlot
@@ -160,13 +159,14 @@ struct alignas(64) RdmaFrameSlot
 };
 
 static_assert(offsetof(RdmaFrameSlot, frame) + offsetof(RdmaQueuedFrame, meta) +
-                      offsetof(RdmaMeta, srcQp) + sizeof(uint32_t) <=
+                      offsetof(RdmaMeta, immTag) <=
                   64,
-              "the per-hop fields of a frame fit the first cache line of its slot");
+              "the packet pointer and the per-hop part of a frame fit the first cache line "
+              "of its slot");
 static_assert(offsetof(RdmaFrameSlot, frame) + offsetof(RdmaQueuedFrame, meta) +
                       offsetof(RdmaMeta, pfcClassEnable) <=
                   128,
-              "the end-host fields of a RoCE frame fit the first two cache lines of its slot");
+              "the end-host part of a frame fits the second cache line of its slot");
 
 class RdmaNetDevice;
 

@@ -513,7 +513,7 @@ RdmaSwitch::ForwardFrom(uint32_t inPort, RdmaQueuedFrame& frame)
         m_ecnTrace(m_nodeId, out, outPrio, qAfter);
     }
     ++m_forwarded;
-    frame.inPort = inPort | (static_cast<uint32_t>(prio) << kInPrioShift) | m_inPortTag;
+    frame.meta.inPort = inPort | (static_cast<uint32_t>(prio) << kInPrioShift) | m_inPortTag;
     if (!m_enqueueTrace.IsEmpty())
     {
         m_enqueueTrace(m_nodeId, out, outPrio, qAfter);
@@ -531,7 +531,7 @@ void
 RdmaSwitch::OnDequeue(Ptr<RdmaNetDevice> dev, RdmaQueuedFrame& frame)
 {
     RdmaMeta& m = frame.meta;
-    if (m.kind != RdmaFrameKind::ROCE || (frame.inPort & kTransitTag) != m_inPortTag)
+    if (m.kind != RdmaFrameKind::ROCE || (frame.meta.inPort & kTransitTag) != m_inPortTag)
     {
         return; // a PFC frame or a host's own frame
     }
@@ -579,12 +579,12 @@ RdmaSwitch::NotifyTxComplete(Ptr<RdmaNetDevice> dev, const RdmaQueuedFrame& fram
 bool
 RdmaSwitch::TxCompleteOn(uint32_t out, const RdmaQueuedFrame& frame)
 {
-    if (frame.meta.kind != RdmaFrameKind::ROCE || (frame.inPort & kTransitTag) != m_inPortTag)
+    if (frame.meta.kind != RdmaFrameKind::ROCE || (frame.meta.inPort & kTransitTag) != m_inPortTag)
     {
         return false;
     }
-    const uint32_t inPort = frame.inPort & kInPortMask;
-    const uint8_t inPrio = (frame.inPort >> kInPrioShift) & 7;
+    const uint32_t inPort = frame.meta.inPort & kInPortMask;
+    const uint8_t inPrio = (frame.meta.inPort >> kInPrioShift) & 7;
     const uint8_t prio = frame.meta.priority & 7;
     NS_ASSERT(inPort < m_ports.size() && out < m_ports.size());
     const bool resume = m_mmu->Release(inPort, inPrio, out, prio, frame.meta.frameBytes);

@@ -179,7 +179,7 @@ class RdmaSwitch : public Object, public RdmaFrameReceiver
 
     /// true: set Rx/Tx handlers on added ports (switch); false: caller drives (host)
     bool m_ownsHandlers{true};
-    /// OR-ed into frame.inPort of queued frames
+    /// OR-ed into frame.meta.inPort of queued frames
     uint32_t m_inPortTag{0};
     /// "switch" or "host"
     std::string m_kind{"switch"};
