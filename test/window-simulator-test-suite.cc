@@ -1,7 +1,8 @@
 /*
  * The window simulator (ns3/window-simulator-impl.h):
  * - groups: nodes joined by links shorter than the look-ahead, the look-ahead by default
- *   the longest link delay, one group when no link has a delay;
+ *   the longest link delay, one group when no link has a delay; PrefetchMinNodes turns the
+ *   groups' look-ahead prefetch on from that many nodes;
  * - 3,000-event chains on six nodes in three groups (same-node, same-group and
  *   cross-group events, global events, cancels and removals, Stop(delay) from set-up):
  *   every node sees the same events at the same times in the same order as under the
@@ -10,9 +11,9 @@
  *   global event inside it, stop the run with an InputError naming the look-ahead;
  * - Simulator::Stop() from an event ends the run at its window's end;
  * - the programs: roce-bench --event-order=window prints the same times and counters as
- *   --event-order=node (2-D, ring, anchor); the runner on the RoCE backend and
- *   training-on-roce write the same files (trace files sorted, collectives numbered by
- *   first issue); a gate latency below the look-ahead is an input error (status 1).
+ *   --event-order=node (2-D, ring, anchor), with and without the groups' prefetch; the runner on
+ * the RoCE backend and training-on-roce write the same files (trace files sorted, collectives
+ * numbered by first issue); a gate latency below the look-ahead is an input error (status 1).
  */
 
 #include "astra-test-programs.h"
@@ -28,6 +29,7 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
+#include "ns3/uinteger.h"
 #include "ns3/window-simulator-impl.h"
 
 #include <cstdlib>
@@ -296,6 +298,23 @@ class WindowGroupsCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ(EventOrder::WindowLookaheadSteps(),
                                   uint64_t(NanoSeconds(1000).GetTimeStep()),
                                   "EventOrder sees the look-ahead");
+            NS_TEST_ASSERT_MSG_EQ(w->IsPrefetching(), false, "6 nodes: below PrefetchMinNodes");
+        }
+        {
+            // PrefetchMinNodes takes effect (6 nodes: prefetch from 6 on, not from 7)
+            for (uint32_t min : {6u, 7u})
+            {
+                Config::SetDefault("ns3::astra::WindowSimulatorImpl::PrefetchMinNodes",
+                                   UintegerValue(min));
+                SimScope s("ns3::astra::WindowSimulatorImpl");
+                Simulator::Now();
+                MakeFabric();
+                WindowSimulatorImpl* w = WindowSimulatorImpl::GetActive();
+                w->BuildGroups();
+                NS_TEST_ASSERT_MSG_EQ(w->IsPrefetching(), (min == 6), "PrefetchMinNodes " << min);
+            }
+            Config::SetDefault("ns3::astra::WindowSimulatorImpl::PrefetchMinNodes",
+                               UintegerValue(512));
         }
         {
             // a shorter look-ahead: no link is shorter, every node its own group
@@ -631,8 +650,17 @@ class WindowProgramsCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(RunCommand(bench + args + " --event-order=window", window),
                               0,
                               window);
+        std::string prefetch;
+        NS_TEST_ASSERT_MSG_EQ(
+            RunCommand(bench + args +
+                           " --event-order=window --ns3::astra::WindowSimulatorImpl::"
+                           "PrefetchMinNodes=0",
+                       prefetch),
+            0,
+            prefetch);
         const std::string a = BenchResults(node, false);
         const std::string b = BenchResults(window, false);
+        NS_TEST_ASSERT_MSG_EQ(BenchResults(prefetch, false), a, "window with prefetch: the same");
         NS_TEST_ASSERT_MSG_NE(a.find("anchor"), std::string::npos, "three cases ran: " << a);
         NS_TEST_ASSERT_MSG_NE(a.find("packet-hops"), std::string::npos, a);
         NS_TEST_ASSERT_MSG_EQ(b, a, "window: node order's times and counters");

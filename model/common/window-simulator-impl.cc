@@ -9,6 +9,7 @@
 #include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <limits>
@@ -40,7 +41,18 @@ WindowSimulatorImpl::GetTypeId()
                           "group. 0: the longest link delay of the fabric.",
                           TimeValue(Time(0)),
                           MakeTimeAccessor(&WindowSimulatorImpl::m_lookaheadAttr),
-                          MakeTimeChecker(Time(0)));
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute(
+                "PrefetchMinNodes",
+                "The groups' calendars run the look-ahead prefetch (BucketScheduler "
+                "PrefetchAhead: while an event is taken, the state of the next ones is "
+                "fetched) on fabrics of at least this many nodes; 0: always. A fabric whose "
+                "state stays in the last-level cache gains nothing from it (2-D all-reduce, "
+                "roce-bench: 296 nodes 7 % slower with it, 1,160 nodes 5 % faster). Results "
+                "do not depend on it.",
+                UintegerValue(512),
+                MakeUintegerAccessor(&WindowSimulatorImpl::m_prefetchMinNodes),
+                MakeUintegerChecker<uint32_t>());
     return tid;
 }
 
@@ -124,6 +136,18 @@ uint32_t
 WindowSimulatorImpl::GetGroupOf(uint32_t node) const
 {
     return GroupOfContext(node);
+}
+
+bool
+WindowSimulatorImpl::IsPrefetching() const
+{
+    if (m_cal.empty())
+    {
+        return false;
+    }
+    UintegerValue min;
+    m_cal.front()->GetAttribute("PrefetchMinEvents", min);
+    return min.Get() == 0;
 }
 
 void
@@ -237,9 +261,15 @@ WindowSimulatorImpl::BuildGroups()
     }
     m_cal.clear();
     m_groupTs.assign(groups, 0);
+    // a group's calendar holds a few dozen events: the fabric's size, not the calendar's,
+    // says whether its state is beyond the caches
+    const bool prefetch = n >= m_prefetchMinNodes;
     for (uint32_t g = 0; g < groups; ++g)
     {
-        m_cal.push_back(CreateObject<GroupCalendar>());
+        Ptr<GroupCalendar> c = CreateObject<GroupCalendar>();
+        c->SetAttribute("PrefetchMinEvents",
+                        UintegerValue(prefetch ? 0 : std::numeric_limits<uint32_t>::max()));
+        m_cal.push_back(c);
     }
     m_built = true;
     for (Pending& p : m_pending)
@@ -256,7 +286,8 @@ WindowSimulatorImpl::BuildGroups()
         }
     }
     m_pending.clear();
-    NS_LOG_INFO(n << " nodes, " << groups << " groups, look-ahead " << m_lookahead);
+    NS_LOG_INFO(n << " nodes, " << groups << " groups, look-ahead " << m_lookahead
+                  << (prefetch ? ", prefetch" : ""));
 }
 
 void

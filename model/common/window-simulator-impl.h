@@ -76,6 +76,9 @@ class GroupCalendar : public BucketScheduler
  * - **Simulator::Stop()** from an event stops at the end of its window (every group runs
  *   the window out); Stop(delay) from set-up is a global event and stops exactly there.
  *
+ * - **Prefetch.** On fabrics of at least PrefetchMinNodes nodes the groups' calendars run
+ *   BucketScheduler's look-ahead prefetch (a group's state is cold at each window).
+ *
  * Single-threaded (no ScheduleWithContext from other threads), single process.
  */
 class WindowSimulatorImpl : public SimulatorImpl
@@ -147,6 +150,10 @@ class WindowSimulatorImpl : public SimulatorImpl
     /// \return the group of node \p node (after BuildGroups)
     uint32_t GetGroupOf(uint32_t node) const;
 
+    /// \return whether the groups' calendars run the look-ahead prefetch (after
+    /// BuildGroups; PrefetchMinNodes)
+    bool IsPrefetching() const;
+
     /**
      * \return a time (steps) before which every group has run all its events: what is
      * recorded of earlier times is final (trace files sort and write it)
@@ -202,6 +209,7 @@ class WindowSimulatorImpl : public SimulatorImpl
     static WindowSimulatorImpl* s_active; //!< the live instance
 
     Time m_lookaheadAttr;                  //!< Lookahead attribute (0: automatic)
+    uint32_t m_prefetchMinNodes{512};      //!< PrefetchMinNodes attribute
     Ptr<NodeOrderScheduler> m_global;      //!< global events, and the tie-break source
     std::vector<Ptr<GroupCalendar>> m_cal; //!< one calendar per group
     std::vector<uint32_t> m_groupOf;       //!< group per node id
