@@ -297,16 +297,20 @@ class RdmaQueuePair : public Object
     // requester) lines 0, 2, 3 and 5, so that a QP's state costs few lines per frame when
     // the fabric is larger than the caches.
 
-    // line 0, after ns3::Object's header: identity, read on every frame
+    // line 0, after ns3::Object's header: identity, read on every frame and completion
     uint32_t m_qpn{0};
     uint32_t m_peerQpn{0}; //!< 0 until learnt from a frame (peer end on another rank)
     uint32_t m_localIp{0};
     uint32_t m_remoteIp{0};
+    uint32_t m_port{0};
+    uint32_t m_localHost{0};
+    uint32_t m_remoteHost{0};
     uint16_t m_sport{0};
     uint8_t m_priority{3};
-    bool m_active{false}; //!< in the port's active list
-    uint32_t m_port{0};
+    bool m_active{false};  //!< in the port's active list
     bool m_nakSent{false}; //!< responder: a NAK for the current gap was sent
+    bool m_readGap{false}; //!< requester: READ re-issued for the current gap
+    bool m_cnpEver{false};
 
     // line 1: responder
     uint32_t m_rcvPsnBase{0};              //!< initial PSN of the peer's direction
@@ -338,23 +342,19 @@ class RdmaQueuePair : public Object
     uint32_t m_sndPsnBase{0};   //!< initial PSN of this direction
     uint32_t m_pendingReads{0}; //!< requester: READ messages not yet completed
     uint32_t m_rtoBackoff{0};
-    bool m_readGap{false}; //!< requester: READ re-issued for the current gap
-    bool m_cnpEver{false};
 
     // line 4: what the frames of a message rarely need
     alignas(64) RdmaHostStack* m_stack{nullptr};
-    uint32_t m_localHost{0};
-    uint32_t m_remoteHost{0};
     uint64_t m_nextMsgId{0};
     uint64_t m_postedBytes{0};
     Time m_lastCnp{0};
     uint64_t m_retxPkts{0};
+    uint64_t m_timeouts{0};
     // lines 4-5: the un-acknowledged messages; the deque's iterators (its last 64 bytes,
     // all that front(), [] and size() read) on line 5
     std::deque<RdmaMessage> m_msgs; //!< un-acknowledged messages
     // line 6
     std::deque<RespJob> m_respJobs; //!< responder: READ responses to send
-    uint64_t m_timeouts{0};
 };
 
 } // namespace ns3
