@@ -6,8 +6,8 @@
  *   frame built eagerly with RoceFrame::Build, including a CE mark set before building;
  * - 240 back-to-back frames on a long link (10 us, ~113 frames in flight, more than the
  *   FIFO's initial capacity) arrive at the closed-form times k x txTime + delay;
- * - a pooled slot's reuse: RdmaMeta::ResetHeaders gives the per-hop and end-host parts
- *   their defaults, ResetHopHeaders the per-hop part only; assigning a frame copies its
+ * - a pooled slot's reuse: RdmaMeta::ResetRoce gives the per-hop part its defaults, and
+ *   the end-host part too if the opcode carries it; assigning a frame copies its
  *   per-hop part, its end-host part if its opcode carries one (CarriesEndHostFields, checked
  *   for every opcode), its PFC fields if it is a PFC frame, and its intHops valid INT
  *   entries (the rest, never read, are left as they were); the per-hop part fills one line
@@ -158,7 +158,7 @@ class RdmaLazyFrameTestCase : public TestCase
     }
 };
 
-/// RdmaMeta::ResetHeaders / CopyFrom and RdmaQueuedFrame assignment (what a reused slot holds).
+/// RdmaMeta::ResetRoce / CopyFrom and RdmaQueuedFrame assignment (what a reused slot holds).
 class RdmaMetaReuseTestCase : public TestCase
 {
   public:
@@ -223,21 +223,23 @@ class RdmaMetaReuseTestCase : public TestCase
 
         RdmaMeta m = Filled(0xA5, 3, WRITE_ONLY);
         NS_TEST_ASSERT_MSG_EQ(SameHop(m, def) || SameEnd(m, def), false, "filled headers");
-        m.ResetHeaders();
-        NS_TEST_ASSERT_MSG_EQ(SameHop(m, def), true, "every per-hop header back to default");
-        NS_TEST_ASSERT_MSG_EQ(SameEnd(m, def), true, "every end-host field back to default");
+        m.ResetRoce(WRITE_ONLY);
+        RdmaMeta want = def;
+        want.opcode = WRITE_ONLY;
+        NS_TEST_ASSERT_MSG_EQ(SameHop(m, want), true, "every per-hop header back to default");
+        NS_TEST_ASSERT_MSG_EQ(SameEnd(m, def), true, "a carried end-host part back to default");
         NS_TEST_ASSERT_MSG_EQ(unsigned(m.intHops), 0u, "no valid INT entry");
         NS_TEST_ASSERT_MSG_EQ(m.dport, 4791u, "a non-zero default (RoCEv2 port)");
         NS_TEST_ASSERT_MSG_EQ(unsigned(m.ttl), 64u, "a non-zero default (TTL)");
         NS_TEST_ASSERT_MSG_EQ(m.intStack[4].qlenBytes, 0xA5A5A5A5u, "INT lines untouched");
         NS_TEST_ASSERT_MSG_EQ(m.pfcQuanta[7], 0xA5A5u, "PFC fields untouched");
 
-        m = Filled(0xA6, 0, WRITE_MIDDLE);
-        m.ResetHopHeaders();
-        NS_TEST_ASSERT_MSG_EQ(SameHop(m, def), true, "ResetHopHeaders: per-hop part reset");
+        m = Filled(0xA6, 0, WRITE_ONLY);
+        m.kind = RdmaFrameKind::PFC;
+        m.ResetRoce(WRITE_MIDDLE);
+        want.opcode = WRITE_MIDDLE;
+        NS_TEST_ASSERT_MSG_EQ(SameHop(m, want), true, "middle packet: per-hop part reset, ROCE");
         NS_TEST_ASSERT_MSG_EQ(m.msgBytes, 0xA6A6A6A6A6A6A6A6u, "... end-host line untouched");
-        m.ResetEndHostFields();
-        NS_TEST_ASSERT_MSG_EQ(SameEnd(m, def), true, "ResetEndHostFields");
 
         // which opcodes carry the end-host part
         const uint8_t carrying[] = {SEND_LAST,

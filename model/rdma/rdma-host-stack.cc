@@ -985,12 +985,10 @@ RdmaHostStack::BuildReadResponse(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint
     const bool first = off == 0;
     const bool last = idx + 1 == job.endIdx;
     RdmaMeta& m = frame.meta;
-    m.ResetHopHeaders(); // a READ response carries no end-host part
-    m.kind = RdmaFrameKind::ROCE;
+    m.ResetRoce(first ? (last ? RoceOpcode::READ_RESP_ONLY : RoceOpcode::READ_RESP_FIRST)
+                      : (last ? RoceOpcode::READ_RESP_LAST : RoceOpcode::READ_RESP_MIDDLE));
     m.priority = qp->m_priority;
     m.ecn = 2;
-    m.opcode = first ? (last ? RoceOpcode::READ_RESP_ONLY : RoceOpcode::READ_RESP_FIRST)
-                     : (last ? RoceOpcode::READ_RESP_LAST : RoceOpcode::READ_RESP_MIDDLE);
     if (first || last)
     {
         m.aethSyndrome = kAethAck;
@@ -1068,24 +1066,9 @@ RdmaHostStack::BuildData(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t now
     }
 
     RdmaMeta& m = frame.meta;
-    m.ResetHopHeaders();
-    m.kind = RdmaFrameKind::ROCE;
-    m.opcode = opcode;
-    if (m.CarriesEndHostFields())
-    {
-        m.ResetEndHostFields(); // a middle packet leaves the slot's end-host line alone
-    }
+    m.ResetRoce(opcode); // a middle packet leaves the slot's end-host line alone
     m.priority = qp->m_priority;
     m.ecn = 2; // ECT(0)
-    if (msg.kind == RdmaMsgKind::WRITE && msg.withImm && last)
-    {
-        m.immData = msg.imm;
-    }
-    if (opcode == RoceOpcode::READ_REQUEST)
-    {
-        m.rethVa = msg.startByte + offBytes;
-        m.rethLen = uint32_t(msg.bytes - offBytes);
-    }
     const uint64_t win = qp->m_cc->GetWindow();
     const uint64_t inflightAfter = qp->m_sndNxtByte + payload - qp->m_sndUnaByte;
     m.ackReq = (last || (win != 0 && inflightAfter >= win)) ? 1 : 0;
@@ -1096,11 +1079,20 @@ RdmaHostStack::BuildData(RdmaQueuePair* qp, RdmaQueuedFrame& frame, uint64_t now
     m.destQp = qp->m_peerQpn;
     m.psn = RdmaPsn::FromIndex(idx, qp->m_sndPsnBase);
     m.payload = payload;
-    if (first && msg.kind == RdmaMsgKind::WRITE)
+    if (opcode == RoceOpcode::READ_REQUEST)
+    {
+        m.rethVa = msg.startByte + offBytes;
+        m.rethLen = uint32_t(msg.bytes - offBytes);
+    }
+    else if (first && msg.kind == RdmaMsgKind::WRITE)
     {
         // remote buffer: the QP's stream offset, or the address a WRITE with immediate names
         m.rethVa = msg.withImm ? msg.remoteAddr : msg.startByte;
         m.rethLen = uint32_t(std::min<uint64_t>(msg.bytes, 0xFFFFFFFFu));
+    }
+    if (msg.kind == RdmaMsgKind::WRITE && msg.withImm && last)
+    {
+        m.immData = msg.imm;
     }
     m.srcQp = qp->m_qpn;
     if (last && msg.kind != RdmaMsgKind::READ)

@@ -151,15 +151,14 @@ struct RdmaMeta
     }
 
     /**
-     * Reset the per-hop part and the end-host part to their defaults (intHops to 0), for
-     * a frame that carries the end-host part; the PFC fields and the INT stack are left
-     * as they were (a RoCE frame never reads them, nor INT entries past intHops).
+     * Start the headers of a RoCE frame with opcode \p op in a pooled slot: the per-hop
+     * part back to its defaults (intHops 0) with kind ROCE and opcode \p op, and the
+     * end-host part to its defaults if \p op carries it (CarriesEndHostFields). The PFC
+     * fields, the INT stack and a bare frame's end-host part keep what they held (nothing
+     * reads them), so a middle packet is built on one line of its slot.
+     * \param op the BTH opcode
      */
-    void ResetHeaders();
-    /// Reset the per-hop part only, for a frame that does not carry the end-host part.
-    void ResetHopHeaders();
-    /// Reset the end-host part only.
-    void ResetEndHostFields();
+    void ResetRoce(uint8_t op);
     /**
      * Copy \p o: its per-hop part; its end-host part if it carries one; its PFC fields if
      * it is a PFC frame; its intHops valid INT entries. What is not copied keeps whatever
@@ -172,28 +171,22 @@ struct RdmaMeta
 static_assert(std::is_standard_layout_v<RdmaMeta> && std::is_trivially_copyable_v<RdmaMeta>,
               "RdmaMeta is copied by memcpy (here and between MPI ranks)");
 
-/// The defaults ResetHeaders copies.
+/// The defaults ResetRoce copies.
 inline const RdmaMeta kDefaultRdmaMeta{};
 
 inline void
-RdmaMeta::ResetHeaders()
-{
-    std::memcpy(static_cast<void*>(this), &kDefaultRdmaMeta, offsetof(RdmaMeta, pfcClassEnable));
-}
-
-inline void
-RdmaMeta::ResetHopHeaders()
-{
-    std::memcpy(static_cast<void*>(this), &kDefaultRdmaMeta, offsetof(RdmaMeta, immTag));
-}
-
-inline void
-RdmaMeta::ResetEndHostFields()
+RdmaMeta::ResetRoce(uint8_t op)
 {
     constexpr std::size_t kHop = offsetof(RdmaMeta, immTag);
-    std::memcpy(reinterpret_cast<char*>(this) + kHop,
-                reinterpret_cast<const char*>(&kDefaultRdmaMeta) + kHop,
-                offsetof(RdmaMeta, pfcClassEnable) - kHop);
+    std::memcpy(static_cast<void*>(this), &kDefaultRdmaMeta, kHop);
+    kind = RdmaFrameKind::ROCE;
+    opcode = op;
+    if (CarriesEndHostFields())
+    {
+        std::memcpy(reinterpret_cast<char*>(this) + kHop,
+                    reinterpret_cast<const char*>(&kDefaultRdmaMeta) + kHop,
+                    offsetof(RdmaMeta, pfcClassEnable) - kHop);
+    }
 }
 
 inline void
