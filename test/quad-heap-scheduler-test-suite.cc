@@ -17,7 +17,10 @@
  * - BucketScheduler looked at while only a far event is pending, then fed earlier events
  *   (a distributed rank), keeps its front short;
  * - BucketScheduler after a sparse phase (wide buckets) narrows them as soon as a dense
- *   load crowds its front.
+ *   load crowds its front;
+ * - BucketScheduler::PrefetchBefore (a window's prefetch) runs every stage of exactly the
+ *   events before the window's end, in passes, at most maxEvents, none without
+ *   PrefetchAhead, and leaves the order unchanged.
  */
 
 #include "ns3/boolean.h"
@@ -591,6 +594,111 @@ class BucketLoadChangeTestCase : public TestCase
     }
 };
 
+/**
+ * BucketScheduler::PrefetchBefore (a window's prefetch): the routines of exactly the pending
+ * events earlier than the window's end run, wherever the events are held (the front, the
+ * calendar's buckets, the far heap), in passes: stage 0 of all of them, then stage 1, up to
+ * kWindowStages - 1; at most maxEvents of them; none with PrefetchAhead = false; the order
+ * of the events is unchanged.
+ */
+class BucketPrefetchBeforeTestCase : public TestCase
+{
+  public:
+    BucketPrefetchBeforeTestCase()
+        : TestCase("BucketScheduler: a window's prefetch runs every stage of the events before "
+                   "its end, in passes")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        astra::QuadHeapScheduler::RegisterPrefetch(typeid(HintedEvent), &HintedEvent::Hint);
+        constexpr std::size_t kStages = astra::QuadHeapScheduler::kWindowStages;
+        for (const bool prefetch : {true, false})
+        {
+            Ptr<astra::BucketScheduler> s = CreateObjectWithAttributes<astra::BucketScheduler>(
+                "PrefetchAhead",
+                BooleanValue(prefetch),
+                "PrefetchMinEvents",
+                UintegerValue(1u << 30)); // no look-ahead at removals: only PrefetchBefore
+            // ids 1..400 at 7 ns steps (2.8 us), then 20 far ones (1 ms apart); ids follow
+            // the time stamps, uids the ids
+            std::vector<HintedEvent*> events;
+            std::map<uint32_t, uint64_t> tsOf;
+            for (uint32_t id = 1; id <= 420; ++id)
+            {
+                const uint64_t ts = id <= 400 ? 7 * id : 1000000 * (id - 400);
+                auto* e = new HintedEvent(id, 0);
+                events.push_back(e);
+                tsOf[id] = ts;
+                Scheduler::Event ev;
+                ev.impl = e;
+                ev.key.m_ts = ts;
+                ev.key.m_uid = id;
+                ev.key.m_context = 0;
+                s->Insert(ev);
+            }
+            // remove the first 10 (the front and calendar are set up as in a run)
+            uint32_t next = 1;
+            for (; next <= 10; ++next)
+            {
+                const Scheduler::Event ev = s->RemoveNext();
+                NS_TEST_ASSERT_MSG_EQ(ev.key.m_uid, next, "order before");
+            }
+            // windows ending at 1,000 ns, 2,001 ns (between two events) and past the far ones
+            for (const uint64_t end : {uint64_t(1000), uint64_t(2001), uint64_t(30000000)})
+            {
+                g_hintLog = HintLog();
+                s->PrefetchBefore(end, 100000);
+                std::set<uint32_t> expected;
+                for (uint32_t id = next; id <= 420; ++id)
+                {
+                    if (tsOf[id] < end)
+                    {
+                        expected.insert(id);
+                    }
+                }
+                const std::size_t n = prefetch ? expected.size() : 0;
+                NS_TEST_ASSERT_MSG_EQ(g_hintLog.hints.size(),
+                                      n * kStages,
+                                      "hints before " << end << " ns");
+                for (std::size_t st = 0; st < kStages && prefetch; ++st)
+                {
+                    std::set<uint32_t> ids;
+                    for (std::size_t k = st * n; k < (st + 1) * n && k < g_hintLog.hints.size();
+                         ++k)
+                    {
+                        NS_TEST_ASSERT_MSG_EQ(g_hintLog.hints[k].second, st, "pass " << st);
+                        ids.insert(g_hintLog.hints[k].first);
+                    }
+                    NS_TEST_ASSERT_MSG_EQ((ids == expected),
+                                          true,
+                                          "pass " << st << " before " << end << " ns: the events "
+                                                  << "of the window, each once");
+                }
+            }
+            // at most maxEvents
+            g_hintLog = HintLog();
+            s->PrefetchBefore(30000000, 25);
+            NS_TEST_ASSERT_MSG_EQ(g_hintLog.hints.size(),
+                                  prefetch ? 25 * kStages : 0,
+                                  "maxEvents 25");
+            // the order is unchanged
+            for (; !s->IsEmpty(); ++next)
+            {
+                const Scheduler::Event ev = s->RemoveNext();
+                NS_TEST_ASSERT_MSG_EQ(ev.key.m_uid, next, "order after");
+            }
+            NS_TEST_ASSERT_MSG_EQ(next, 421u, "every event left");
+            for (HintedEvent* e : events)
+            {
+                e->Unref();
+            }
+        }
+    }
+};
+
 class QuadHeapSchedulerTestSuite : public TestSuite
 {
   public:
@@ -604,6 +712,7 @@ class QuadHeapSchedulerTestSuite : public TestSuite
         AddTestCase(new BucketFarEventTestCase(false), TestCase::QUICK);
         AddTestCase(new BucketFarEventTestCase(true), TestCase::QUICK);
         AddTestCase(new BucketLoadChangeTestCase, TestCase::QUICK);
+        AddTestCase(new BucketPrefetchBeforeTestCase, TestCase::QUICK);
         for (const char* s : {"ns3::astra::QuadHeapScheduler", "ns3::astra::BucketScheduler"})
         {
             AddTestCase(new QuadHeapSimTestCase(s), TestCase::QUICK);

@@ -3,6 +3,9 @@
  * - groups: nodes joined by links shorter than the look-ahead, the look-ahead by default
  *   the longest link delay, one group when no link has a delay; PrefetchMinNodes turns the
  *   groups' look-ahead prefetch on from that many nodes;
+ * - WindowPrefetch: every event of a group's window pending when it starts gets each stage
+ *   of its prefetch routine once, before it runs; at most WindowPrefetch of them; none
+ *   with 0; the order is the same;
  * - 3,000-event chains on six nodes in three groups (same-node, same-group and
  *   cross-group events, global events, cancels and removals, Stop(delay) from set-up):
  *   every node sees the same events at the same times in the same order as under the
@@ -24,6 +27,7 @@
 #include "ns3/global-value.h"
 #include "ns3/node-container.h"
 #include "ns3/node-order.h"
+#include "ns3/quad-heap-scheduler.h"
 #include "ns3/rdma-channel.h"
 #include "ns3/rdma-net-device.h"
 #include "ns3/simulator.h"
@@ -34,9 +38,11 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <random>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -298,7 +304,7 @@ class WindowGroupsCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ(EventOrder::WindowLookaheadSteps(),
                                   uint64_t(NanoSeconds(1000).GetTimeStep()),
                                   "EventOrder sees the look-ahead");
-            NS_TEST_ASSERT_MSG_EQ(w->IsPrefetching(), false, "6 nodes: below PrefetchMinNodes");
+            NS_TEST_ASSERT_MSG_EQ(w->IsPrefetching(), false, "PrefetchMinNodes: none by default");
         }
         {
             // PrefetchMinNodes takes effect (6 nodes: prefetch from 6 on, not from 7)
@@ -314,7 +320,7 @@ class WindowGroupsCase : public TestCase
                 NS_TEST_ASSERT_MSG_EQ(w->IsPrefetching(), (min == 6), "PrefetchMinNodes " << min);
             }
             Config::SetDefault("ns3::astra::WindowSimulatorImpl::PrefetchMinNodes",
-                               UintegerValue(512));
+                               UintegerValue(std::numeric_limits<uint32_t>::max()));
         }
         {
             // a shorter look-ahead: no link is shorter, every node its own group
@@ -507,6 +513,133 @@ class WindowViolationCase : public TestCase
 };
 
 uint32_t WindowViolationCase::s_ran = 0;
+
+/// What WindowPrefetchCase records: (event id, stage) of every hint, and the ids run.
+struct WindowHintLog
+{
+    std::vector<std::pair<uint32_t, std::size_t>> hints; //!< in call order
+    std::vector<uint32_t> ran;                           //!< ids in execution order
+    std::map<uint32_t, std::size_t> hintsBeforeRun;      //!< hints.size() when each id ran
+};
+
+WindowHintLog g_windowHints; //!< the running case's record
+
+/// An event with a registered prefetch routine that records its calls.
+class WindowHintedEvent : public EventImpl
+{
+  public:
+    /// \param id the event's id
+    explicit WindowHintedEvent(uint32_t id)
+        : m_id(id)
+    {
+    }
+
+    /// the registered routine \param e the event \param stage the stage
+    static void Hint(const EventImpl* e, std::size_t stage)
+    {
+        g_windowHints.hints.emplace_back(static_cast<const WindowHintedEvent*>(e)->m_id, stage);
+    }
+
+  protected:
+    void Notify() override
+    {
+        g_windowHints.ran.push_back(m_id);
+        g_windowHints.hintsBeforeRun[m_id] = g_windowHints.hints.size();
+    }
+
+  private:
+    uint32_t m_id; //!< the event's id
+};
+
+/**
+ * WindowPrefetch: before a group runs its window, every event of the window pending then
+ * gets each stage of its prefetch routine (0 .. kWindowStages - 1) once, before it runs;
+ * at most WindowPrefetch events a group and window; none with 0; the order is the same.
+ */
+class WindowPrefetchCase : public TestCase
+{
+  public:
+    WindowPrefetchCase()
+        : TestCase("WindowPrefetch: the events of a group's window get every prefetch stage "
+                   "before it runs")
+    {
+    }
+
+  private:
+    /// 60 events, 137 ns apart, on the six nodes in turn; run with WindowPrefetch = cap
+    static void RunOnce(uint32_t cap)
+    {
+        g_windowHints = WindowHintLog();
+        Config::SetDefault("ns3::astra::WindowSimulatorImpl::WindowPrefetch", UintegerValue(cap));
+        SimScope s("ns3::astra::WindowSimulatorImpl");
+        Simulator::Now();
+        Config::SetDefault("ns3::astra::WindowSimulatorImpl::WindowPrefetch", UintegerValue(512));
+        MakeFabric();
+        for (uint32_t id = 0; id < 60; ++id)
+        {
+            Simulator::ScheduleWithContext(id % 6,
+                                           NanoSeconds(137 * id),
+                                           new WindowHintedEvent(id));
+        }
+        Simulator::Run();
+    }
+
+    void DoRun() override
+    {
+        astra::QuadHeapScheduler::RegisterPrefetch(typeid(WindowHintedEvent),
+                                                   &WindowHintedEvent::Hint);
+        constexpr std::size_t kStages = astra::QuadHeapScheduler::kWindowStages;
+        RunOnce(512);
+        const WindowHintLog all = g_windowHints;
+        NS_TEST_ASSERT_MSG_EQ(all.ran.size(), 60u, "every event ran");
+        std::map<uint32_t, uint32_t> lastOfNode; // groups run in turn; a node's in time order
+        for (const uint32_t id : all.ran)
+        {
+            if (lastOfNode.count(id % 6))
+            {
+                NS_TEST_ASSERT_MSG_LT(lastOfNode[id % 6], id, "node " << id % 6 << ": time order");
+            }
+            lastOfNode[id % 6] = id;
+        }
+        NS_TEST_ASSERT_MSG_EQ(std::set<uint32_t>(all.ran.begin(), all.ran.end()).size(),
+                              60u,
+                              "each once");
+        NS_TEST_ASSERT_MSG_EQ(all.hints.size(), 60 * kStages, "every stage of every event");
+        std::map<uint32_t, std::vector<std::size_t>> stages;
+        for (std::size_t h = 0; h < all.hints.size(); ++h)
+        {
+            const uint32_t id = all.hints[h].first;
+            stages[id].push_back(all.hints[h].second);
+            NS_TEST_ASSERT_MSG_LT(h,
+                                  all.hintsBeforeRun.at(id),
+                                  "hint of " << id << " after it ran");
+        }
+        for (uint32_t id = 0; id < 60; ++id)
+        {
+            std::vector<std::size_t> want(kStages);
+            for (std::size_t st = 0; st < kStages; ++st)
+            {
+                want[st] = st;
+            }
+            NS_TEST_ASSERT_MSG_EQ((stages[id] == want),
+                                  true,
+                                  "stages 0.." << kStages - 1 << " of " << id << ", in order");
+        }
+
+        RunOnce(0);
+        NS_TEST_ASSERT_MSG_EQ(g_windowHints.hints.size(), 0u, "WindowPrefetch 0: no hint");
+        NS_TEST_ASSERT_MSG_EQ((g_windowHints.ran == all.ran), true, "the same order");
+
+        // the groups' windows hold up to 3 of these events: one each is looked at
+        RunOnce(1);
+        NS_TEST_ASSERT_MSG_EQ((g_windowHints.ran == all.ran), true, "the same order");
+        NS_TEST_ASSERT_MSG_GT(g_windowHints.hints.size(), 0u, "WindowPrefetch 1: some hints");
+        NS_TEST_ASSERT_MSG_LT(g_windowHints.hints.size(),
+                              all.hints.size(),
+                              "WindowPrefetch 1: fewer hints");
+        NS_TEST_ASSERT_MSG_EQ(g_windowHints.hints.size() % kStages, 0u, "whole passes");
+    }
+};
 
 /// Stop() from an event: the window is run out.
 class WindowStopCase : public TestCase
@@ -749,6 +882,7 @@ class WindowSimulatorTestSuite : public TestSuite
         AddTestCase(new WindowChainsCase, TestCase::QUICK);
         AddTestCase(new WindowViolationCase, TestCase::QUICK);
         AddTestCase(new WindowStopCase, TestCase::QUICK);
+        AddTestCase(new WindowPrefetchCase, TestCase::QUICK);
         AddTestCase(new WindowProgramsCase, TestCase::QUICK);
     }
 };

@@ -470,6 +470,62 @@ BucketScheduler::PrefetchAhead() const
 }
 
 void
+BucketScheduler::PrefetchBefore(uint64_t endTs, std::size_t maxEvents)
+{
+    m_ahead.clear();
+    if (!m_prefetch)
+    {
+        return; // events that may not be EventImpl objects
+    }
+    const auto take = [this, endTs, maxEvents](const std::vector<Entry>& v) {
+        for (const Entry& e : v)
+        {
+            if (m_ahead.size() == maxEvents)
+            {
+                return;
+            }
+            if (e.Ts() < endTs)
+            {
+                m_ahead.push_back(e.impl);
+                __builtin_prefetch(e.impl);
+            }
+        }
+    };
+    take(m_front);
+    take(m_late);
+    if (m_inBuckets > 0 && endTs > 0)
+    {
+        // the calendar's buckets up to endTs's (bucket numbers m_cur + 1 .. last)
+        const uint64_t last = (endTs - 1) >> m_shift;
+        if (last > m_cur)
+        {
+            const std::size_t mask = m_nb - 1;
+            const std::size_t start = std::size_t(m_cur + 1) & mask;
+            const uint64_t span = std::min<uint64_t>(last - m_cur, m_nb);
+            for (std::size_t w = 0; w < m_bits.size(); ++w)
+            {
+                for (uint64_t bits = m_bits[w]; bits != 0; bits &= bits - 1)
+                {
+                    const std::size_t slot = (w << 6) | std::size_t(__builtin_ctzll(bits));
+                    if (((slot - start) & mask) < span)
+                    {
+                        take(m_buckets[slot]);
+                    }
+                }
+            }
+        }
+    }
+    take(m_far); // (a calendar shorter than the window)
+    for (std::size_t s = 0; s < QuadHeapScheduler::kWindowStages; ++s)
+    {
+        for (const EventImpl* e : m_ahead)
+        {
+            QuadHeapScheduler::RunPrefetch(e, s);
+        }
+    }
+}
+
+void
 BucketScheduler::Remove(const Scheduler::Event& ev)
 {
     const uint64_t b = ev.key.m_ts >> m_shift;

@@ -76,6 +76,15 @@ class BucketScheduler : public Scheduler
     Scheduler::Event RemoveNext() override;
     void Remove(const Scheduler::Event& ev) override;
 
+    /**
+     * Bring in what the pending events earlier than \p endTs will read (a group's window
+     * about to run): their objects are prefetched, then stage 0 of their prefetch routines
+     * runs on all of them, then stage 1, so the lines of one pass arrive together instead
+     * of one event after another. A hint only; at most \p maxEvents events.
+     * \param endTs events before this time stamp \param maxEvents the most it looks at
+     */
+    void PrefetchBefore(uint64_t endTs, std::size_t maxEvents);
+
     /// \return the number of pending events
     std::size_t GetSize() const
     {
@@ -195,25 +204,26 @@ class BucketScheduler : public Scheduler
     /// arrays of emptied buckets, the last freed first: a bucket that fills takes one, so
     /// the calendar's arrays are few and warm however many slots it has
     std::vector<std::vector<Entry>> m_pool;
-    std::vector<uint64_t> m_bits; //!< non-empty calendar slots
-    std::vector<Entry> m_far;     //!< min-heap of events past the calendar
-    std::vector<Entry> m_scratch; //!< Rebuild's entries
-    std::vector<Entry> m_next;    //!< Refill's batch
-    uint64_t m_cur{0};            //!< front = events of bucket number <= m_cur
-    uint32_t m_shift{12};         //!< bucket width: 2^m_shift time steps
-    std::size_t m_nb{0};          //!< calendar buckets (a power of two)
-    std::size_t m_size{0};        //!< pending events
-    std::size_t m_inBuckets{0};   //!< events in the calendar
-    uint64_t m_now{0};            //!< time stamp of the last event removed
-    uint64_t m_advances{0};       //!< advances in this epoch
-    uint64_t m_removed{0};        //!< removals in this epoch
-    uint64_t m_epoch{1024};       //!< removals of this epoch (doubling up to 32,768)
-    uint64_t m_aheadLog2[65]{};   //!< insertions in this epoch by bits of buckets ahead
-    uint64_t m_rebuilds{0};       //!< Rebuild calls
-    bool m_crowded{false};        //!< the front is crowded: Narrow at the next removal
-    bool m_narrowed{false};       //!< Narrow ran in this epoch
-    bool m_prefetch{true};        //!< PrefetchAhead attribute
-    uint32_t m_prefetchMin{1024}; //!< PrefetchMinEvents attribute
+    std::vector<uint64_t> m_bits;          //!< non-empty calendar slots
+    std::vector<Entry> m_far;              //!< min-heap of events past the calendar
+    std::vector<Entry> m_scratch;          //!< Rebuild's entries
+    std::vector<Entry> m_next;             //!< Refill's batch
+    std::vector<const EventImpl*> m_ahead; //!< PrefetchBefore's events
+    uint64_t m_cur{0};                     //!< front = events of bucket number <= m_cur
+    uint32_t m_shift{12};                  //!< bucket width: 2^m_shift time steps
+    std::size_t m_nb{0};                   //!< calendar buckets (a power of two)
+    std::size_t m_size{0};                 //!< pending events
+    std::size_t m_inBuckets{0};            //!< events in the calendar
+    uint64_t m_now{0};                     //!< time stamp of the last event removed
+    uint64_t m_advances{0};                //!< advances in this epoch
+    uint64_t m_removed{0};                 //!< removals in this epoch
+    uint64_t m_epoch{1024};                //!< removals of this epoch (doubling up to 32,768)
+    uint64_t m_aheadLog2[65]{};            //!< insertions in this epoch by bits of buckets ahead
+    uint64_t m_rebuilds{0};                //!< Rebuild calls
+    bool m_crowded{false};                 //!< the front is crowded: Narrow at the next removal
+    bool m_narrowed{false};                //!< Narrow ran in this epoch
+    bool m_prefetch{true};                 //!< PrefetchAhead attribute
+    uint32_t m_prefetchMin{1024};          //!< PrefetchMinEvents attribute
 };
 
 } // namespace astra

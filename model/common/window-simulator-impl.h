@@ -76,8 +76,12 @@ class GroupCalendar : public BucketScheduler
  * - **Simulator::Stop()** from an event stops at the end of its window (every group runs
  *   the window out); Stop(delay) from set-up is a global event and stops exactly there.
  *
- * - **Prefetch.** On fabrics of at least PrefetchMinNodes nodes the groups' calendars run
- *   BucketScheduler's look-ahead prefetch (a group's state is cold at each window).
+ * - **Prefetch.** A group's state is cold when its window starts on a fabric larger than
+ *   the caches: before the group runs, what its pending events of the window read is
+ *   prefetched in passes (WindowPrefetch, BucketScheduler::PrefetchBefore), so those lines
+ *   arrive together rather than one event after another. On fabrics of at least
+ *   PrefetchMinNodes nodes (default: none) the calendars also run BucketScheduler's
+ *   per-event look-ahead.
  *
  * Single-threaded (no ScheduleWithContext from other threads), single process.
  */
@@ -208,16 +212,17 @@ class WindowSimulatorImpl : public SimulatorImpl
 
     static WindowSimulatorImpl* s_active; //!< the live instance
 
-    Time m_lookaheadAttr;                  //!< Lookahead attribute (0: automatic)
-    uint32_t m_prefetchMinNodes{512};      //!< PrefetchMinNodes attribute
-    Ptr<NodeOrderScheduler> m_global;      //!< global events, and the tie-break source
-    std::vector<Ptr<GroupCalendar>> m_cal; //!< one calendar per group
-    std::vector<uint32_t> m_groupOf;       //!< group per node id
-    std::vector<uint64_t> m_groupTs;       //!< time stamp of each group's last event
-    uint64_t m_safeTs{0};                  //!< GetSafeTs
-    uint64_t m_globalTs{0};                //!< time stamp of the last merged time step
-    std::vector<Pending> m_pending;        //!< events scheduled before the groups exist
-    std::list<EventId> m_destroyEvents;    //!< ScheduleDestroy's events
+    Time m_lookaheadAttr;                    //!< Lookahead attribute (0: automatic)
+    uint32_t m_prefetchMinNodes{0xFFFFFFFF}; //!< PrefetchMinNodes attribute
+    uint32_t m_windowPrefetch{512};          //!< WindowPrefetch attribute
+    Ptr<NodeOrderScheduler> m_global;        //!< global events, and the tie-break source
+    std::vector<Ptr<GroupCalendar>> m_cal;   //!< one calendar per group
+    std::vector<uint32_t> m_groupOf;         //!< group per node id
+    std::vector<uint64_t> m_groupTs;         //!< time stamp of each group's last event
+    uint64_t m_safeTs{0};                    //!< GetSafeTs
+    uint64_t m_globalTs{0};                  //!< time stamp of the last merged time step
+    std::vector<Pending> m_pending;          //!< events scheduled before the groups exist
+    std::list<EventId> m_destroyEvents;      //!< ScheduleDestroy's events
     std::vector<std::pair<uint64_t, std::string>> m_limits; //!< LimitLookahead's
     uint64_t m_lookahead{0};                                //!< look-ahead (time steps)
     uint64_t m_currentTs{0};                                //!< time stamp of the running event
