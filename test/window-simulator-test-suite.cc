@@ -14,9 +14,10 @@
  *   global event inside it, stop the run with an InputError naming the look-ahead;
  * - Simulator::Stop() from an event ends the run at its window's end;
  * - the programs: roce-bench --event-order=window prints the same times and counters as
- *   --event-order=node (2-D, ring, anchor), with and without the groups' prefetch; the runner on
- * the RoCE backend and training-on-roce write the same files (trace files sorted, collectives
- * numbered by first issue); a gate latency below the look-ahead is an input error (status 1).
+ *   --event-order=node (2-D, ring, anchor), with the window prefetch (the default) and with the
+ * look-ahead instead; the runner on the RoCE backend and training-on-roce write the same files
+ * (trace files sorted, collectives numbered by first issue); a gate latency below the look-ahead is
+ * an input error (status 1).
  */
 
 #include "astra-test-programs.h"
@@ -787,13 +788,16 @@ class WindowProgramsCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(
             RunCommand(bench + args +
                            " --event-order=window --ns3::astra::WindowSimulatorImpl::"
-                           "PrefetchMinNodes=0",
+                           "PrefetchMinNodes=0 --ns3::astra::WindowSimulatorImpl::WindowPrefetch=0",
                        prefetch),
             0,
             prefetch);
         const std::string a = BenchResults(node, false);
         const std::string b = BenchResults(window, false);
-        NS_TEST_ASSERT_MSG_EQ(BenchResults(prefetch, false), a, "window with prefetch: the same");
+        NS_TEST_ASSERT_MSG_EQ(
+            BenchResults(prefetch, false),
+            a,
+            "window with the look-ahead instead of the window prefetch: the same");
         NS_TEST_ASSERT_MSG_NE(a.find("anchor"), std::string::npos, "three cases ran: " << a);
         NS_TEST_ASSERT_MSG_NE(a.find("packet-hops"), std::string::npos, a);
         NS_TEST_ASSERT_MSG_EQ(b, a, "window: node order's times and counters");

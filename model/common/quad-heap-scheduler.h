@@ -65,11 +65,11 @@ class QuadHeapScheduler : public Scheduler
     /// prefetch stages run ahead of the head of the queue (0 .. kPrefetchStages - 1)
     static constexpr std::size_t kPrefetchStages = 2;
     /**
-     * stages a window's prefetch runs (BucketScheduler::PrefetchBefore): stages 2 and 3
-     * follow what stages 0 and 1 found (a channel's next frames); a routine without them
-     * does nothing
+     * stages a window's prefetch runs (BucketScheduler::PrefetchBefore): stages 2 to 4
+     * follow what stages 0 and 1 found (the receiver's state, a channel's next frames); a
+     * routine without them does nothing
      */
-    static constexpr std::size_t kWindowStages = 4;
+    static constexpr std::size_t kWindowStages = 5;
     /**
      * Register fn for events whose dynamic type is ti (a class registered again gets the new
      * routine; classes beyond kMaxPrefetchTypes are not registered: a hint only).

@@ -45,8 +45,9 @@ class RdmaChannelDeliverEvent : public EventImpl
      * line, the receiving device's reception lines; 1: what they lead to (the in-flight
      * entries, the receiver's state for this frame); a window's prefetch only
      * (QuadHeapScheduler::kWindowStages): 2: the next frames in flight (delivered by the
-     * events this one schedules, in the same window if they arrive in it); 3: the
-     * receiver's state for them
+     * events this one schedules, in the same window if they arrive in it) and what the
+     * receiver's state for this frame leads to (PrefetchReceptionState); 3 and 4: the
+     * same two steps for the next frames
      */
     static void Prefetch(const EventImpl* e, std::size_t stage)
     {
@@ -90,17 +91,27 @@ class RdmaChannelDeliverEvent : public EventImpl
             }
             return;
         case 2:
-        case 3:
             for (uint32_t k = 1; k < follow; ++k)
             {
+                __builtin_prefetch(dir.ring[(dir.head + k) & mask].slot);
+            }
+            if (to)
+            {
+                to->PrefetchReceptionState(ev->m_slot);
+            }
+            return;
+        case 3:
+        case 4:
+            for (uint32_t k = 1; k < follow && to; ++k)
+            {
                 const RdmaFrameSlot* slot = dir.ring[(dir.head + k) & mask].slot;
-                if (stage == 2)
-                {
-                    __builtin_prefetch(slot);
-                }
-                else if (to)
+                if (stage == 3)
                 {
                     to->PrefetchReception(slot);
+                }
+                else
+                {
+                    to->PrefetchReceptionState(slot);
                 }
             }
             return;

@@ -1227,6 +1227,31 @@ RdmaHostStack::PrefetchFrame(const RdmaNetDevice*, const RdmaQueuedFrame& frame)
 }
 
 void
+RdmaHostStack::PrefetchFrameState(const RdmaNetDevice*, const RdmaQueuedFrame& frame) const
+{
+    // the QP's lines ReceiveFrame reads: identity (line 0), then the responder's (a data
+    // frame) or the requester's sequence state, ACK state and message deque (an ACK, a CNP)
+    const Ptr<RdmaQueuePair>* e = QpEntry(frame.meta.destQp);
+    if (!e || !*e)
+    {
+        return;
+    }
+    const RdmaQueuePair* qp = PeekPointer(*e);
+    __builtin_prefetch(&qp->m_qpn);
+    const auto op = frame.meta.opcode;
+    if (op == RoceOpcode::ACK || op == RoceOpcode::CNP)
+    {
+        __builtin_prefetch(&qp->m_sndUnaPkt);
+        __builtin_prefetch(&qp->m_ackHigh);
+        __builtin_prefetch(reinterpret_cast<const char*>(&qp->m_msgs + 1) - 1);
+    }
+    else
+    {
+        __builtin_prefetch(&qp->m_rcvNxtPkt);
+    }
+}
+
+void
 RdmaHostStack::ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame)
 {
     const RdmaMeta& meta = frame.meta;

@@ -263,6 +263,8 @@ class RdmaHostStack : public Object, public RdmaFrameReceiver
     void ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame) override; //!< device Rx
     void PrefetchFrame(const RdmaNetDevice* dev,
                        const RdmaQueuedFrame& frame) const override; //!< hint
+    void PrefetchFrameState(const RdmaNetDevice* dev,
+                            const RdmaQueuedFrame& frame) const override; //!< hint
     /// \param qpn a QP number (requester or responder end) \return its table entry, or null
     const Ptr<RdmaQueuePair>* QpEntry(uint32_t qpn) const;
     void HandleData(RdmaQueuePair* qp, const RdmaMeta& meta);

@@ -448,6 +448,11 @@ RdmaFrameReceiver::PrefetchFrame(const RdmaNetDevice*, const RdmaQueuedFrame&) c
 }
 
 void
+RdmaFrameReceiver::PrefetchFrameState(const RdmaNetDevice*, const RdmaQueuedFrame&) const
+{
+}
+
+void
 RdmaFrameReceiver::FrameSent(RdmaNetDevice* /* dev */, const RdmaQueuedFrame& /* frame */)
 {
 }

@@ -203,6 +203,15 @@ class RdmaFrameReceiver
      * \param frame the frame
      */
     virtual void PrefetchFrame(const RdmaNetDevice* dev, const RdmaQueuedFrame& frame) const;
+    /**
+     * A hint of a window's prefetch (QuadHeapScheduler::kWindowStages), a pass after
+     * PrefetchFrame: prefetch what the lines PrefetchFrame fetched lead to (a host: the
+     * lines of the frame's QP that ReceiveFrame reads). Changes nothing; the default does
+     * nothing.
+     * \param dev the receiving device
+     * \param frame the frame
+     */
+    virtual void PrefetchFrameState(const RdmaNetDevice* dev, const RdmaQueuedFrame& frame) const;
 };
 
 /**
@@ -292,6 +301,19 @@ class alignas(64) RdmaNetDevice : public NetDevice
     }
 
     /**
+     * A hint of a window's prefetch, a pass after PrefetchReception: what the receiver's
+     * lines it fetched lead to (RdmaFrameReceiver::PrefetchFrameState).
+     * \param slot the frame
+     */
+    void PrefetchReceptionState(const RdmaFrameSlot* slot) const
+    {
+        if (m_receiver)
+        {
+            m_receiver->PrefetchFrameState(this, slot->frame);
+        }
+    }
+
+    /**
      * A hint, a few events before a frame arrives on the device at address dev: prefetch
      * the lines Receive reads. Only adds offsets to dev (taken from the devices built so
      * far) and reads nothing, so dev may be a device that is gone.
@@ -303,6 +325,18 @@ class alignas(64) RdmaNetDevice : public NetDevice
         __builtin_prefetch(b + s_rxOffset[0]);
         __builtin_prefetch(b + s_rxOffset[1]);
         __builtin_prefetch(b + s_rxOffset[2]);
+    }
+
+    /**
+     * A hint, shortly before a frame of priority \p prio is enqueued (EnqueueFrame):
+     * prefetch the lines it reads (transmission state, queue counters, the queue).
+     * \param prio the priority
+     */
+    void PrefetchEnqueue(uint8_t prio) const
+    {
+        __builtin_prefetch(&m_channel);
+        __builtin_prefetch(&m_queueBytes[0]);
+        __builtin_prefetch(&m_queue[prio & 7]);
     }
 
     /**

@@ -436,6 +436,25 @@ RdmaSwitch::PrefetchFrame(const RdmaNetDevice* dev, const RdmaQueuedFrame& frame
 }
 
 void
+RdmaSwitch::PrefetchFrameState(const RdmaNetDevice*, const RdmaQueuedFrame& frame) const
+{
+    // what ForwardFrom reads once the route is known (the entry PrefetchFrame fetched):
+    // the egress counters and the egress device's queue lines
+    if (!m_table || !m_mmu)
+    {
+        return;
+    }
+    const uint32_t out = m_table->SelectPort(frame.meta);
+    if (out >= m_ports.size())
+    {
+        return;
+    }
+    const uint8_t prio = frame.meta.priority & 7;
+    m_mmu->PrefetchEgress(out, prio);
+    m_ports[out]->PrefetchEnqueue(prio);
+}
+
+void
 RdmaSwitch::FrameSent(RdmaNetDevice* dev, const RdmaQueuedFrame& frame)
 {
     TxCompleteOn(dev->GetPortIndex(), frame);

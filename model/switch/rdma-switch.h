@@ -187,7 +187,9 @@ class RdmaSwitch : public Object, public RdmaFrameReceiver
   private:
     void ReceiveFrame(RdmaNetDevice* dev, RdmaQueuedFrame& frame) override; //!< direct Rx
     void PrefetchFrame(const RdmaNetDevice* dev,
-                       const RdmaQueuedFrame& frame) const override;           //!< hint
+                       const RdmaQueuedFrame& frame) const override; //!< hint
+    void PrefetchFrameState(const RdmaNetDevice* dev,
+                            const RdmaQueuedFrame& frame) const override;      //!< hint
     void FrameSent(RdmaNetDevice* dev, const RdmaQueuedFrame& frame) override; //!< direct Tx
     void ForwardFrom(uint32_t inPort, RdmaQueuedFrame& frame);      //!< Forward by ingress port
     bool TxCompleteOn(uint32_t out, const RdmaQueuedFrame& frame);  //!< NotifyTxComplete by port

@@ -202,6 +202,19 @@ class SwitchMmu : public Object
         }
     }
 
+    /**
+     * A hint, shortly before Admit towards egress \p port: prefetch its counters.
+     * \param port egress port \param prio egress priority
+     */
+    void PrefetchEgress(uint32_t port, uint8_t prio) const
+    {
+        if (port < m_ports.size())
+        {
+            __builtin_prefetch(&m_ports[port].egress[prio & 7]);
+            __builtin_prefetch(&m_ports[port].egressTotal);
+        }
+    }
+
     uint64_t GetEgressPortBytes(uint32_t port) const;    //!< \return egress bytes of all priorities
     uint64_t GetMaxEgressPortBytes(uint32_t port) const; //!< \return peak of GetEgressPortBytes
     uint64_t GetHeadroom(uint32_t port) const;         //!< \return headroom per priority of a port
