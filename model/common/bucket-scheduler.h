@@ -60,6 +60,9 @@ namespace astra
  * ahead and stage 1 of the next one's, as QuadHeapScheduler does; here finding them costs
  * nothing. A hint only: events scheduled meanwhile may come first.
  *
+ * Window prefetch (PrefetchBefore, WindowSimulatorImpl's groups): every stage of the
+ * routines of all the events before a time, in passes.
+ *
  * Remove (Simulator::Remove) searches the event's bucket only.
  */
 class BucketScheduler : public Scheduler
@@ -79,8 +82,10 @@ class BucketScheduler : public Scheduler
     /**
      * Bring in what the pending events earlier than \p endTs will read (a group's window
      * about to run): their objects are prefetched, then stage 0 of their prefetch routines
-     * runs on all of them, then stage 1, so the lines of one pass arrive together instead
-     * of one event after another. A hint only; at most \p maxEvents events.
+     * (QuadHeapScheduler::RegisterPrefetch) runs on all of them, then stage 1, and so on to
+     * QuadHeapScheduler::kWindowStages - 1, so the lines of one pass arrive together
+     * instead of one event after another. A hint only (nothing without PrefetchAhead); at
+     * most \p maxEvents events, wherever they are held (front, buckets, far heap).
      * \param endTs events before this time stamp \param maxEvents the most it looks at
      */
     void PrefetchBefore(uint64_t endTs, std::size_t maxEvents);
