@@ -19,8 +19,8 @@
  * - BucketScheduler after a sparse phase (wide buckets) narrows them as soon as a dense
  *   load crowds its front;
  * - BucketScheduler::PrefetchBefore (a window's prefetch) runs every stage of exactly the
- *   events before the window's end, in passes, at most maxEvents, none without
- *   PrefetchAhead, and leaves the order unchanged.
+ *   events before the window's end, in passes, at most maxEvents (the earliest), none
+ *   without PrefetchAhead, and leaves the order unchanged.
  */
 
 #include "ns3/boolean.h"
@@ -678,12 +678,19 @@ class BucketPrefetchBeforeTestCase : public TestCase
                                                   << "of the window, each once");
                 }
             }
-            // at most maxEvents
+            // at most maxEvents: the earliest ones
             g_hintLog = HintLog();
             s->PrefetchBefore(30000000, 25);
             NS_TEST_ASSERT_MSG_EQ(g_hintLog.hints.size(),
                                   prefetch ? 25 * kStages : 0,
                                   "maxEvents 25");
+            for (const auto& h : g_hintLog.hints)
+            {
+                NS_TEST_ASSERT_MSG_EQ((h.first >= next && h.first < next + 25),
+                                      true,
+                                      "maxEvents 25: event " << h.first << " is not among the "
+                                                             << "25 earliest");
+            }
             // the order is unchanged
             for (; !s->IsEmpty(); ++next)
             {

@@ -473,49 +473,63 @@ void
 BucketScheduler::PrefetchBefore(uint64_t endTs, std::size_t maxEvents)
 {
     m_ahead.clear();
-    if (!m_prefetch)
+    if (!m_prefetch || endTs == 0)
     {
-        return; // events that may not be EventImpl objects
+        return; // (events that may not be EventImpl objects)
     }
-    const auto take = [this, endTs, maxEvents](const std::vector<Entry>& v) {
-        for (const Entry& e : v)
+    // the events in time order as far as the containers keep it, so that a cap keeps the
+    // earliest: the front (latest first, so backwards), the rest of the current bucket,
+    // the calendar's buckets up to endTs's, the far heap if its earliest is before endTs
+    const auto take = [this, endTs, maxEvents](const Entry& e) {
+        if (e.Ts() < endTs && m_ahead.size() < maxEvents)
         {
-            if (m_ahead.size() == maxEvents)
-            {
-                return;
-            }
-            if (e.Ts() < endTs)
-            {
-                m_ahead.push_back(e.impl);
-                __builtin_prefetch(e.impl);
-            }
+            m_ahead.push_back(e.impl);
+            __builtin_prefetch(e.impl);
         }
     };
-    take(m_front);
-    take(m_late);
-    if (m_inBuckets > 0 && endTs > 0)
+    for (auto it = m_front.rbegin(); it != m_front.rend(); ++it)
     {
-        // the calendar's buckets up to endTs's (bucket numbers m_cur + 1 .. last)
-        const uint64_t last = (endTs - 1) >> m_shift;
-        if (last > m_cur)
+        take(*it);
+    }
+    for (const Entry& e : m_late)
+    {
+        take(e);
+    }
+    const uint64_t last = (endTs - 1) >> m_shift; // bucket number of endTs - 1
+    if (m_inBuckets > 0 && last > m_cur)
+    {
+        // slots of bucket numbers m_cur + 1 .. last, a word of the bitmap at a time (m_nb is
+        // a multiple of 64: no word straddles the calendar's end)
+        const std::size_t mask = m_nb - 1;
+        std::size_t slot = std::size_t(m_cur + 1) & mask;
+        std::size_t left = std::size_t(std::min<uint64_t>(last - m_cur, m_nb));
+        while (left > 0 && m_ahead.size() < maxEvents)
         {
-            const std::size_t mask = m_nb - 1;
-            const std::size_t start = std::size_t(m_cur + 1) & mask;
-            const uint64_t span = std::min<uint64_t>(last - m_cur, m_nb);
-            for (std::size_t w = 0; w < m_bits.size(); ++w)
+            const std::size_t bit = slot & 63;
+            const std::size_t n = std::min<std::size_t>(64 - bit, left);
+            uint64_t bits = m_bits[slot >> 6] >> bit;
+            if (n < 64)
             {
-                for (uint64_t bits = m_bits[w]; bits != 0; bits &= bits - 1)
+                bits &= (uint64_t(1) << n) - 1;
+            }
+            for (; bits != 0; bits &= bits - 1)
+            {
+                for (const Entry& e : m_buckets[slot + std::size_t(__builtin_ctzll(bits))])
                 {
-                    const std::size_t slot = (w << 6) | std::size_t(__builtin_ctzll(bits));
-                    if (((slot - start) & mask) < span)
-                    {
-                        take(m_buckets[slot]);
-                    }
+                    take(e);
                 }
             }
+            left -= n;
+            slot = (slot + n) & mask;
         }
     }
-    take(m_far); // (a calendar shorter than the window)
+    if (!m_far.empty() && m_far.front().Ts() < endTs)
+    {
+        for (const Entry& e : m_far) // (a calendar shorter than the window)
+        {
+            take(e);
+        }
+    }
     for (std::size_t s = 0; s < QuadHeapScheduler::kWindowStages; ++s)
     {
         for (const EventImpl* e : m_ahead)
